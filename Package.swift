@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode (the tools default) with strict
+/// concurrency, and imports that must be declared to be used.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "swift-msal",
+    products: [
+        .library(name: "MSAL", targets: ["MSAL"]),
+        .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
+        .executable(name: "msal-bench", targets: ["msal-bench"]),
+    ],
+    targets: [
+        // C: typed shims over libcurl (curl_easy_setopt and curl_easy_getinfo are variadic).
+        .systemLibrary(
+            name: "CMSALCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // C: shims over OpenSSL 3 (macros, parameter names with C lifetime).
+        .systemLibrary(
+            name: "CMSALOpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The only Swift target that touches C. Not a product; its API is `package`.
+        .target(
+            name: "MSALNative",
+            dependencies: ["CMSALCurl", "CMSALOpenSSL"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSAL",
+            dependencies: ["MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSALTestSupport",
+            dependencies: ["MSAL", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "msal-bench",
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALNativeTests",
+            dependencies: ["MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALTests",
+            dependencies: ["MSAL", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALIntegrationTests",
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

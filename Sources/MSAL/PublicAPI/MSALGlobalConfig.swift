@@ -1,0 +1,11 @@
+/// Process-wide settings that apply to every ``MSALPublicClientApplication``.
+///
+/// Mirrors `MSALGlobalConfig` of MSAL for iOS/macOS: set the HTTP and logging settings once,
+/// early, before the first token request.
+public enum MSALGlobalConfig {
+    /// HTTP settings used by every request the library sends (retries and timeouts).
+    public static let httpConfig = MSALHTTPConfig()
+
+    /// Logging settings: level, PII masking and the callback that receives messages.
+    public static let loggerConfig = MSALLoggerConfig()
+}

@@ -1,0 +1,1 @@
+print("msal-bench: no scenarios yet")
