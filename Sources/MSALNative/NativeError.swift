@@ -27,6 +27,7 @@ package struct NativeError: Error, CustomStringConvertible, Sendable {
             ERR_error_string_n(code, &buffer, buffer.count)
             reasons.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        return NativeError(function: function, reason: reasons.isEmpty ? "no OpenSSL error queued" : reasons.joined(separator: "; "))
+        let reason = reasons.isEmpty ? "no OpenSSL error queued" : reasons.joined(separator: "; ")
+        return NativeError(function: function, reason: reason)
     }
 }
