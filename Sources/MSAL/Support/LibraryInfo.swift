@@ -1,0 +1,32 @@
+import Foundation
+
+/// What the library reports about itself and its platform in request headers.
+enum LibraryInfo {
+    /// The library version, sent as `x-client-Ver`.
+    static let version = "0.1.0"
+
+    /// The SDK name, sent as `x-client-SKU`.
+    static let sku = "MSAL.Linux.Swift"
+
+    /// The kernel release (`uname -r`), sent as `x-client-OS`.
+    static let operatingSystem: String = {
+        var info = utsname()
+        guard uname(&info) == 0 else { return "Linux" }
+        return withUnsafeBytes(of: &info.release) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }()
+
+    /// The pointer width, sent as `x-client-CPU` ("64" or "32").
+    static let cpu = MemoryLayout<Int>.size == 8 ? "64" : "32"
+
+    /// Headers MSAL sends with every request to an identity provider.
+    static var clientHeaders: [(name: String, value: String)] {
+        [
+            ("x-client-SKU", sku),
+            ("x-client-Ver", version),
+            ("x-client-OS", operatingSystem),
+            ("x-client-CPU", cpu),
+        ]
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import MSALNative
+
+/// The library's HTTP transport: libcurl with TLS verification always on, kept-alive
+/// connections, MSAL's retry policy, and failures as `NSURLErrorDomain` errors.
+final class CurlHTTPTransport: HTTPTransport {
+    /// How the transport is set up.
+    struct Configuration: Sendable {
+        /// A PEM file of certificate authorities to trust instead of the system's (private roots:
+        /// emulators, corporate TLS inspection), or `nil` for the system store.
+        var caFile: String?
+        /// The retry policy; `nil` reads ``MSALGlobalConfig/httpConfig`` at each request.
+        var retryPolicy: RetryPolicy?
+        /// The longest one attempt may take; `nil` reads
+        /// ``MSALHTTPConfig/timeoutIntervalForRequest`` at each request.
+        var timeout: Double?
+        /// The longest connecting (TCP and TLS) may take, capped by the request timeout.
+        var connectTimeout: Double
+
+        init(
+            caFile: String? = nil, retryPolicy: RetryPolicy? = nil, timeout: Double? = nil, connectTimeout: Double = 30
+        ) {
+            self.caFile = caFile
+            self.retryPolicy = retryPolicy
+            self.timeout = timeout
+            self.connectTimeout = connectTimeout
+        }
+    }
+
+    let configuration: Configuration
+    private let client: CurlClient
+
+    /// - Throws: an `MSALErrorDomain` error when libcurl cannot be initialised.
+    init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        do {
+            client = try CurlClient()
+        } catch {
+            throw NSError(
+                domain: "MSALErrorDomain",
+                code: -50000,
+                userInfo: [
+                    NSLocalizedDescriptionKey: "libcurl could not be initialised: \(error.description)",
+                    "MSALInternalErrorCodeKey": -42008,
+                ]
+            )
+        }
+    }
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let policy = configuration.retryPolicy ?? .global
+        let curlRequest = makeCurlRequest(request)
+        let target = "\(request.method.rawValue) \(request.url.host ?? "")"
+        var retries = 0
+        while true {
+            Log.verbose("Sending \(target) \(pii: request.url.path)", correlationId: request.correlationId)
+            let start = ContinuousClock.now
+            let outcome: Result<CurlResponse, CurlError>
+            do {
+                outcome = .success(try await client.perform(curlRequest))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch outcome {
+            case .success(let response):
+                let elapsed = ContinuousClock.now - start
+                Log.verbose(
+                    "Received HTTP \(response.status) for \(target) in \(elapsed.milliseconds) ms",
+                    correlationId: request.correlationId
+                )
+                if let delay = policy.delay(afterStatus: response.status, retriesSoFar: retries) {
+                    Log.warning(
+                        "HTTP \(response.status) from \(target); retrying in \(delay) s",
+                        correlationId: request.correlationId
+                    )
+                    retries += 1
+                    try await sleep(seconds: delay, request: request)
+                    continue
+                }
+                return HTTPResponse(
+                    statusCode: response.status,
+                    headers: HTTPHeaders(response.headers),
+                    body: Data(response.body),
+                    newConnections: response.newConnections
+                )
+            case .failure(let error):
+                let urlError = CurlErrorMapping.urlError(
+                    for: error, url: request.url, correlationId: request.correlationId)
+                if urlError.code == NSURLErrorCancelled {
+                    Log.info("\(target) was cancelled", correlationId: request.correlationId)
+                    throw urlError
+                }
+                if let delay = policy.delay(afterURLError: urlError.code, retriesSoFar: retries) {
+                    Log.warning(
+                        "\(target) failed (NSURLError \(urlError.code), curl \(error.code)); retrying in \(delay) s",
+                        correlationId: request.correlationId
+                    )
+                    retries += 1
+                    try await sleep(seconds: delay, request: request)
+                    continue
+                }
+                Log.error(
+                    "\(target) failed: NSURLError \(urlError.code), curl \(error.code): \(error.message)",
+                    correlationId: request.correlationId
+                )
+                throw urlError
+            }
+        }
+    }
+
+    private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
+        let timeout = configuration.timeout ?? MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
+        var headers = LibraryInfo.clientHeaders
+        headers.append(("client-request-id", request.correlationId.uuidString))
+        headers.append(("return-client-request-id", "true"))
+        if !request.headers.contains(where: { $0.name.caseInsensitiveCompare("Accept") == .orderedSame }) {
+            headers.append(("Accept", "application/json"))
+        }
+        headers.append(contentsOf: request.headers)
+        return CurlRequest(
+            url: request.url.absoluteString,
+            method: request.method.rawValue,
+            headers: headers,
+            body: request.body.map { [UInt8]($0) },
+            caFile: configuration.caFile,
+            connectTimeout: min(configuration.connectTimeout, timeout),
+            timeout: timeout
+        )
+    }
+
+    /// Waits before a retry; a cancelled task stops waiting and fails as cancelled.
+    private func sleep(seconds: Double, request: HTTPRequest) async throws {
+        do {
+            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+        } catch {
+            throw CurlErrorMapping.urlError(
+                for: .cancelled,
+                url: request.url,
+                correlationId: request.correlationId
+            )
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds.
+    fileprivate var milliseconds: Int64 {
+        components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+    }
+}

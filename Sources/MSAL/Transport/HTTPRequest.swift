@@ -1,0 +1,87 @@
+import Foundation
+
+/// An HTTP request the library sends: to an authority's discovery, token or device-code endpoint.
+struct HTTPRequest: Sendable {
+    /// The HTTP method.
+    enum Method: String, Sendable {
+        case get = "GET"
+        case post = "POST"
+    }
+
+    var method: Method
+    var url: URL
+    /// Headers in the order they are sent; the transport adds the client and correlation headers.
+    var headers: [(name: String, value: String)]
+    var body: Data?
+    /// Sent as `client-request-id` and attached to every log message of the request.
+    var correlationId: UUID
+
+    init(
+        method: Method = .get,
+        url: URL,
+        headers: [(name: String, value: String)] = [],
+        body: Data? = nil,
+        correlationId: UUID = UUID()
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.correlationId = correlationId
+    }
+
+    /// A `POST` with an `application/x-www-form-urlencoded` body (RFC 6749 Appendix B), as every
+    /// OAuth token request is sent.
+    static func formPost(
+        url: URL,
+        parameters: [(name: String, value: String)],
+        headers: [(name: String, value: String)] = [],
+        correlationId: UUID = UUID()
+    ) -> HTTPRequest {
+        var allHeaders = headers
+        allHeaders.append(("Content-Type", "application/x-www-form-urlencoded"))
+        return HTTPRequest(
+            method: .post,
+            url: url,
+            headers: allHeaders,
+            body: Data(FormURLEncoding.encode(parameters).utf8),
+            correlationId: correlationId
+        )
+    }
+}
+
+/// A response as received, whatever its status code.
+struct HTTPResponse: Sendable {
+    var statusCode: Int
+    var headers: HTTPHeaders
+    var body: Data
+    /// New connections opened for this response (0 when a kept-alive connection was reused).
+    var newConnections: Int = 0
+}
+
+/// Response headers with case-insensitive lookup; the first of repeated headers wins.
+struct HTTPHeaders: Sendable {
+    private(set) var fields: [(name: String, value: String)]
+
+    init(_ fields: [(name: String, value: String)]) {
+        self.fields = fields
+    }
+
+    /// The value of the first header named `name` (compared case-insensitively), or `nil`.
+    subscript(name: String) -> String? {
+        for field in fields where field.name.caseInsensitiveCompare(name) == .orderedSame {
+            return field.value
+        }
+        return nil
+    }
+
+    /// Every header as a dictionary (the first value of repeated names), as MSAL reports them
+    /// under `MSALHTTPHeadersKey`.
+    var dictionary: [String: String] {
+        var result: [String: String] = [:]
+        for field in fields where result[field.name] == nil {
+            result[field.name] = field.value
+        }
+        return result
+    }
+}

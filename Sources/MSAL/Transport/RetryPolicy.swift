@@ -1,0 +1,46 @@
+import Foundation
+
+/// When a request is sent again, exactly as MSAL for iOS/macOS does: up to `retryCount` more
+/// times, `retryInterval` seconds apart, after an HTTP 5xx or one of five transient network
+/// failures (timed out, cannot find host, cannot connect, connection lost, not connected, which
+/// waits 2 seconds). Never after 4xx, 429 or any other failure.
+struct RetryPolicy: Sendable {
+    var retryCount: Int
+    var retryInterval: Double
+    /// The wait after `NSURLErrorNotConnectedToInternet`.
+    var notConnectedInterval: Double
+
+    init(retryCount: Int = 1, retryInterval: Double = 0.5, notConnectedInterval: Double = 2.0) {
+        self.retryCount = retryCount
+        self.retryInterval = retryInterval
+        self.notConnectedInterval = notConnectedInterval
+    }
+
+    /// The policy of ``MSALGlobalConfig/httpConfig`` as it is now.
+    static var global: RetryPolicy {
+        let config = MSALGlobalConfig.httpConfig
+        return RetryPolicy(retryCount: config.retryCount, retryInterval: config.retryInterval)
+    }
+
+    /// Network failures worth one more attempt.
+    static let retriedURLErrorCodes: Set<Int> = [
+        NSURLErrorTimedOut,
+        NSURLErrorCannotFindHost,
+        NSURLErrorCannotConnectToHost,
+        NSURLErrorNetworkConnectionLost,
+        NSURLErrorNotConnectedToInternet,
+    ]
+
+    /// Seconds to wait before sending again after a response with `statusCode`, or `nil` for no retry.
+    func delay(afterStatus statusCode: Int, retriesSoFar: Int) -> Double? {
+        guard retriesSoFar < retryCount, (500...599).contains(statusCode) else { return nil }
+        return retryInterval
+    }
+
+    /// Seconds to wait before sending again after the network failure `code`
+    /// (an `NSURLErrorDomain` code), or `nil` for no retry.
+    func delay(afterURLError code: Int, retriesSoFar: Int) -> Double? {
+        guard retriesSoFar < retryCount, Self.retriedURLErrorCodes.contains(code) else { return nil }
+        return code == NSURLErrorNotConnectedToInternet ? max(retryInterval, notConnectedInterval) : retryInterval
+    }
+}

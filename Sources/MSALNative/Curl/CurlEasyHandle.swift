@@ -1,0 +1,199 @@
+internal import CMSALCurl
+
+/// Owns one libcurl easy handle and everything libcurl reads from it during a transfer
+/// (header list, error buffer, response buffers). Freed in `deinit`.
+///
+/// Not `Sendable`: after it is handed to the transfer loop only that thread touches it.
+final class CurlEasyHandle {
+    let handle: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    var responseBody: [UInt8] = []
+    var responseHeaders: [(name: String, value: String)] = []
+
+    init() throws(NativeError) {
+        CurlGlobal.initializeOnce()
+        guard let handle = curl_easy_init() else {
+            throw NativeError(function: "curl_easy_init", reason: "out of memory")
+        }
+        self.handle = handle
+        let size = cmsal_curl_error_size()
+        errorBuffer = .allocate(capacity: size)
+        errorBuffer.initialize(repeating: 0, count: size)
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// Resets the handle for a new transfer, keeping its connection and DNS caches.
+    func reset() {
+        curl_easy_reset(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        errorBuffer[0] = 0
+        responseBody = []
+        responseHeaders = []
+    }
+
+    /// Applies every option of `request`. Throws when libcurl refuses an option.
+    func configure(for request: CurlRequest, userData: UnsafeMutableRawPointer) throws(NativeError) {
+        try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
+        try set(CURLOPT_URL, string: request.url)
+        try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_FOLLOWLOCATION, 0)
+        try set(CURLOPT_SSL_VERIFYPEER, 1)
+        try set(CURLOPT_SSL_VERIFYHOST, 2)
+        try set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        try set(CURLOPT_ACCEPT_ENCODING, string: "")
+        if let caFile = request.caFile {
+            try set(CURLOPT_CAINFO, string: caFile)
+        }
+        try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
+        try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
+
+        // A POST always sends a body (possibly empty); without one curl would read stdin.
+        let body = request.body ?? (request.method == "POST" ? [] : nil)
+        switch (request.method, body) {
+        case ("GET", nil):
+            try set(CURLOPT_HTTPGET, 1)
+        case ("POST", _):
+            try set(CURLOPT_POST, 1)
+        case (_, nil):
+            try set(CURLOPT_CUSTOMREQUEST, string: request.method)
+        case (_, .some):
+            // Another method with a body: post the body under the custom method name.
+            try set(CURLOPT_POST, 1)
+            try set(CURLOPT_CUSTOMREQUEST, string: request.method)
+        }
+        if let body {
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            // COPYPOSTFIELDS copies the bytes, so the array may go away after this call.
+            let code = body.withUnsafeBytes { bytes in
+                cmsal_easy_setopt_ptr(
+                    handle, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))
+            }
+            try check(code, "CURLOPT_COPYPOSTFIELDS")
+        }
+
+        // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.
+        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        for header in request.headers {
+            list = curl_slist_append(list, "\(header.name): \(header.value)")
+        }
+        headerList = list
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list))
+
+        try check(cmsal_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody), "WRITEFUNCTION")
+        try set(CURLOPT_WRITEDATA, pointer: userData)
+        try check(cmsal_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader), "HEADERFUNCTION")
+        try set(CURLOPT_HEADERDATA, pointer: userData)
+    }
+
+    /// The response status, headers and body once the transfer is done.
+    func response() -> CurlResponse {
+        var status = 0
+        getInfo(CURLINFO_RESPONSE_CODE, &status)
+        var connects = 0
+        getInfo(CURLINFO_NUM_CONNECTS, &connects)
+        return CurlResponse(status: status, headers: responseHeaders, body: responseBody, newConnections: connects)
+    }
+
+    /// The error for a failed transfer with result `code`.
+    func error(code: CURLcode) -> CurlError {
+        var osErrno = 0
+        getInfo(CURLINFO_OS_ERRNO, &osErrno)
+        var verifyResult = 0
+        getInfo(CURLINFO_SSL_VERIFYRESULT, &verifyResult)
+        var message = String(cString: errorBuffer)
+        if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+        return CurlError(
+            code: Int(code.rawValue),
+            message: message,
+            osErrno: osErrno,
+            certificateVerifyResult: verifyResult
+        )
+    }
+
+    private func getInfo(_ info: CURLINFO, _ value: inout Int) {
+        var long = 0
+        if cmsal_easy_getinfo_long(handle, info, &long) == CURLE_OK { value = long }
+    }
+
+    private func set(_ option: CURLoption, _ value: Int) throws(NativeError) {
+        try check(cmsal_easy_setopt_long(handle, option, value), "\(option)")
+    }
+
+    private func set(_ option: CURLoption, offset: Int64) throws(NativeError) {
+        try check(cmsal_easy_setopt_off(handle, option, curl_off_t(offset)), "\(option)")
+    }
+
+    /// libcurl copies string options (since 7.17), so a temporary C string is enough.
+    private func set(_ option: CURLoption, string: String) throws(NativeError) {
+        try check(cmsal_easy_setopt_ptr(handle, option, string), "\(option)")
+    }
+
+    private func set(_ option: CURLoption, pointer: UnsafeRawPointer?) throws(NativeError) {
+        try check(cmsal_easy_setopt_ptr(handle, option, pointer), "\(option)")
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws(NativeError) {
+        guard code == CURLE_OK else {
+            throw NativeError(function: "curl_easy_setopt(\(what))", reason: String(cString: curl_easy_strerror(code)))
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return max(1, Int((seconds * 1000).rounded(.up)))
+    }
+}
+
+/// CURLOPT_WRITEFUNCTION: appends body bytes to the handle's buffer.
+private let curlWriteBody: cmsal_curl_data_callback = { data, size, count, userData in
+    let length = size * count
+    guard let data, let userData else { return length }
+    let easy = Unmanaged<CurlEasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    easy.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+    return length
+}
+
+/// CURLOPT_HEADERFUNCTION: collects header lines; a status line starts a new response
+/// (interim `100 Continue` responses are discarded this way).
+private let curlWriteHeader: cmsal_curl_data_callback = { data, size, count, userData in
+    let length = size * count
+    guard let data, let userData else { return length }
+    let easy = Unmanaged<CurlEasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    let line = UnsafeRawBufferPointer(start: data, count: length)
+    if line.starts(with: "HTTP/".utf8) {
+        easy.responseHeaders.removeAll(keepingCapacity: true)
+    } else if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
+        let name = trimmed(line[..<colon])
+        let value = trimmed(line[(colon + 1)...])
+        easy.responseHeaders.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+    }
+    return length
+}
+
+/// The bytes without leading and trailing spaces, tabs, CR and LF.
+private func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawBufferPointer> {
+    func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+    var slice = bytes
+    while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+    while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+    return slice
+}
+
+/// `curl_global_init`, exactly once per process, before any handle exists.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(cmsal_curl_global_default()) == CURLE_OK
+    }()
+
+    static func initializeOnce() {
+        _ = initialized
+    }
+}

@@ -1,0 +1,78 @@
+/// One HTTP exchange for libcurl to perform: everything is copied into the transfer, so the
+/// value can be built on any task and handed to the transfer loop.
+package struct CurlRequest: Sendable {
+    /// The absolute `http` or `https` URL.
+    package var url: String
+    /// The method: `GET`, `POST`, or any other token sent as is.
+    package var method: String
+    /// Request headers in the order they are sent.
+    package var headers: [(name: String, value: String)]
+    /// The request body, sent with a `Content-Length`; `nil` for none.
+    package var body: [UInt8]?
+    /// A PEM file of certificate authorities to trust instead of the system's, or `nil`.
+    package var caFile: String?
+    /// The most seconds to spend connecting (TCP and TLS).
+    package var connectTimeout: Double
+    /// The most seconds for the whole exchange.
+    package var timeout: Double
+
+    package init(
+        url: String,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        body: [UInt8]? = nil,
+        caFile: String? = nil,
+        connectTimeout: Double = 30,
+        timeout: Double = 300
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+    }
+}
+
+/// What the server answered.
+package struct CurlResponse: Sendable {
+    /// The HTTP status code of the final response.
+    package var status: Int
+    /// The final response's headers, in the order received.
+    package var headers: [(name: String, value: String)]
+    /// The response body (content-decoded).
+    package var body: [UInt8]
+    /// How many new connections libcurl opened for this exchange (0 when a kept-alive one was reused).
+    package var newConnections: Int
+}
+
+/// A failed exchange: libcurl's result code with its message, and what the TLS layer reported.
+package struct CurlError: Error, Sendable, CustomStringConvertible {
+    /// The `CURLcode`.
+    package var code: Int
+    /// curl's detailed message (its error buffer), or the generic text of the code.
+    package var message: String
+    /// The operating system's `errno` of the last connect failure, 0 when none.
+    package var osErrno: Int
+    /// OpenSSL's certificate verification result (`X509_V_ERR_*`), 0 when verification passed or did not run.
+    package var certificateVerifyResult: Int
+
+    package init(code: Int, message: String, osErrno: Int = 0, certificateVerifyResult: Int = 0) {
+        self.code = code
+        self.message = message
+        self.osErrno = osErrno
+        self.certificateVerifyResult = certificateVerifyResult
+    }
+
+    /// The error of a transfer cancelled by its caller.
+    package static let cancelled = CurlError(code: cancelledCode, message: "The request was cancelled")
+
+    /// The transfer was cancelled by the caller.
+    package var isCancellation: Bool { code == Self.cancelledCode }
+
+    /// Our code for a transfer removed because its task was cancelled (`CURLE_ABORTED_BY_CALLBACK`).
+    package static let cancelledCode = 42
+
+    package var description: String { "curl error \(code): \(message)" }
+}
