@@ -67,19 +67,31 @@ public final class MSALLoggerConfig: Sendable {
         set { state.withLock { $0.logMaskingLevel = newValue } }
     }
 
-    /// Switches on full PII logging: with ``MSALLogMaskingLevel/maskSecretsOnly`` this also
-    /// shows tokens, authorization codes and other secrets. Only for debugging on a developer's
-    /// own machine; never in production. Default `false`.
+    /// Switches on full PII logging: together with ``MSALLogMaskingLevel/maskSecretsOnly`` (and only
+    /// then) messages show tokens, authorization codes, passwords and other secrets. Only for
+    /// debugging on a developer's own machine; never in production. Default `false`.
+    ///
+    /// Unlike MSAL for iOS/macOS, setting it does not change ``logMaskingLevel``: choose the level
+    /// of personal data with ``logMaskingLevel`` and switch this on only to see secrets too.
     public var piiEnabled: Bool {
         get { state.withLock { $0.piiEnabled } }
         set { state.withLock { $0.piiEnabled = newValue } }
     }
 
-    /// Installs the function that receives log messages, replacing any earlier one.
+    /// Installs the function that receives log messages, replacing any earlier one. Set it early,
+    /// before the first token request. (MSAL for iOS/macOS allows only one; here a later call
+    /// replaces the callback, and messages logged concurrently go to the old or the new one.)
     ///
-    /// The callback may run on any thread, concurrently; it must be quick and thread-safe.
+    /// The callback may run on any thread, concurrently; it must be quick and thread-safe, and must
+    /// not call back into the library. Messages may contain personal data only when the third
+    /// argument (`containsPII`) is `true`; store such logs securely.
     public func setLogCallback(_ callback: @escaping MSALLogCallback) {
         state.withLock { $0.callback = callback }
+    }
+
+    /// The installed log callback, or `nil` when none is installed (nothing is logged then).
+    public var callback: MSALLogCallback? {
+        state.withLock { $0.callback }
     }
 
     /// Removes the log callback; nothing is logged afterwards.
