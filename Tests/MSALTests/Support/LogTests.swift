@@ -1,18 +1,33 @@
 import Foundation
-import Synchronization
 import XCTest
 
 @testable import MSAL
 
+/// A value shared between threads, guarded by an NSLock (visible to ThreadSanitizer).
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
 /// Collects what the log callback receives.
-final class LogCapture: Sendable {
+private final class LogCapture: Sendable {
     struct Line: Sendable {
         var level: MSALLogLevel
         var message: String
         var containsPII: Bool
     }
 
-    private let storage = Mutex<[Line]>([])
+    private let storage = Locked<[Line]>([])
 
     var lines: [Line] { storage.withLock { $0 } }
     var messages: [String] { lines.map(\.message) }
@@ -229,7 +244,7 @@ final class LogTests: XCTestCase {
     }
 
     func testConcurrentLoggingWhileTheCallbackIsReplaced() {
-        let delivered = Mutex(0)
+        let delivered = Locked(0)
         let install: @Sendable () -> Void = {
             MSALGlobalConfig.loggerConfig.setLogCallback { _, message, _ in
                 precondition(message?.hasPrefix("[") == true)
