@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// How much the library logs. Raw values match MSAL for iOS/macOS.
 public enum MSALLogLevel: Int, Sendable, Comparable {
@@ -16,6 +16,8 @@ public enum MSALLogLevel: Int, Sendable, Comparable {
     /// The most detailed level.
     public static let last = MSALLogLevel.verbose
 
+    /// Orders levels from ``nothing`` to ``verbose``; a message is delivered when its level is at
+    /// most ``MSALLoggerConfig/logLevel``.
     public static func < (lhs: MSALLogLevel, rhs: MSALLogLevel) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
@@ -43,7 +45,9 @@ public typealias MSALLogCallback = @Sendable (MSALLogLevel, String?, Bool) -> Vo
 /// Nothing is logged until a callback is installed with ``setLogCallback(_:)``. Every message
 /// that belongs to a request starts with that request's correlation id, so the lines of one
 /// token request can be found among many.
-public final class MSALLoggerConfig: Sendable {
+public final class MSALLoggerConfig: @unchecked Sendable {
+    // Guarded by `lock`. An NSLock (pthread mutex) rather than Synchronization.Mutex: ThreadSanitizer
+    // on Linux does not see Mutex's futex and reports false races in every client of the logger.
     private struct State {
         var logLevel: MSALLogLevel = .info
         var logMaskingLevel: MSALLogMaskingLevel = .maskAllPII
@@ -51,46 +55,65 @@ public final class MSALLoggerConfig: Sendable {
         var callback: MSALLogCallback?
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
 
     init() {}
 
     /// The most detailed level delivered to the callback. Default ``MSALLogLevel/info``.
     public var logLevel: MSALLogLevel {
-        get { state.withLock { $0.logLevel } }
-        set { state.withLock { $0.logLevel = newValue } }
+        get { withState { $0.logLevel } }
+        set { withState { $0.logLevel = newValue } }
     }
 
     /// Which personal data is masked in messages. Default ``MSALLogMaskingLevel/maskAllPII``.
     public var logMaskingLevel: MSALLogMaskingLevel {
-        get { state.withLock { $0.logMaskingLevel } }
-        set { state.withLock { $0.logMaskingLevel = newValue } }
+        get { withState { $0.logMaskingLevel } }
+        set { withState { $0.logMaskingLevel = newValue } }
     }
 
-    /// Switches on full PII logging: with ``MSALLogMaskingLevel/maskSecretsOnly`` this also
-    /// shows tokens, authorization codes and other secrets. Only for debugging on a developer's
-    /// own machine; never in production. Default `false`.
-    public var piiEnabled: Bool {
-        get { state.withLock { $0.piiEnabled } }
-        set { state.withLock { $0.piiEnabled = newValue } }
-    }
-
-    /// Installs the function that receives log messages, replacing any earlier one.
+    /// Switches on full PII logging: together with ``MSALLogMaskingLevel/maskSecretsOnly`` (and only
+    /// then) messages show tokens, authorization codes, passwords and other secrets. Only for
+    /// debugging on a developer's own machine; never in production. Default `false`.
     ///
-    /// The callback may run on any thread, concurrently; it must be quick and thread-safe.
+    /// Unlike MSAL for iOS/macOS, setting it does not change ``logMaskingLevel``: choose the level
+    /// of personal data with ``logMaskingLevel`` and switch this on only to see secrets too.
+    public var piiEnabled: Bool {
+        get { withState { $0.piiEnabled } }
+        set { withState { $0.piiEnabled = newValue } }
+    }
+
+    /// Installs the function that receives log messages, replacing any earlier one. Set it early,
+    /// before the first token request. (MSAL for iOS/macOS allows only one; here a later call
+    /// replaces the callback, and messages logged concurrently go to the old or the new one.)
+    ///
+    /// The callback may run on any thread, concurrently; it must be quick and thread-safe, and must
+    /// not call back into the library. Messages may contain personal data only when the third
+    /// argument (`containsPII`) is `true`; store such logs securely.
     public func setLogCallback(_ callback: @escaping MSALLogCallback) {
-        state.withLock { $0.callback = callback }
+        withState { $0.callback = callback }
+    }
+
+    /// The installed log callback, or `nil` when none is installed (nothing is logged then).
+    public var callback: MSALLogCallback? {
+        withState { $0.callback }
     }
 
     /// Removes the log callback; nothing is logged afterwards.
     public func removeLogCallback() {
-        state.withLock { $0.callback = nil }
+        withState { $0.callback = nil }
     }
 
     /// The settings and callback as one consistent snapshot, or `nil` when nothing at `level`
     /// would be delivered.
     func sink(for level: MSALLogLevel) -> (callback: MSALLogCallback, masking: MSALLogMaskingLevel, pii: Bool)? {
-        state.withLock { state in
+        withState { state in
             guard level != .nothing, level <= state.logLevel, let callback = state.callback else { return nil }
             return (callback, state.logMaskingLevel, state.piiEnabled)
         }
