@@ -1,4 +1,4 @@
-import Synchronization
+import MSALNative
 
 /// HTTP settings shared by every request the library sends.
 ///
@@ -11,7 +11,7 @@ public final class MSALHTTPConfig: Sendable {
         var timeoutIntervalForRequest: Double = 300
     }
 
-    private let values = Mutex(Values())
+    private let values = Locked(Values())
 
     init() {}
 

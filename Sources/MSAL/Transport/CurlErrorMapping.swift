@@ -89,7 +89,7 @@ enum CurlErrorMapping {
                 NSURLErrorFailingURLErrorKey: URL(string: failingURL) ?? url,
                 MSALCurlErrorCodeKey: error.code,
                 MSALCurlErrorMessageKey: error.message,
-                "MSALCorrelationIDKey": correlationId.uuidString,
+                MSALCorrelationIDKey: correlationId.uuidString,
             ]
         )
     }

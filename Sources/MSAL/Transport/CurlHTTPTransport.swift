@@ -36,13 +36,9 @@ final class CurlHTTPTransport: HTTPTransport {
         do {
             client = try CurlClient()
         } catch {
-            throw NSError(
-                domain: "MSALErrorDomain",
-                code: -50000,
-                userInfo: [
-                    NSLocalizedDescriptionKey: "libcurl could not be initialised: \(error.description)",
-                    "MSALInternalErrorCodeKey": -42008,
-                ]
+            throw MSALErrors.make(
+                .internalErrorUnexpected,
+                "libcurl could not be initialised (\(error.description)). Check that libcurl is installed."
             )
         }
     }
@@ -53,7 +49,8 @@ final class CurlHTTPTransport: HTTPTransport {
         let target = "\(request.method.rawValue) \(request.url.host ?? "")"
         var retries = 0
         while true {
-            Log.verbose("Sending \(target) \(pii: request.url.path)", correlationId: request.correlationId)
+            Log.verbose(
+                "Sending \(request.method.rawValue) \(redacting: request.url)", correlationId: request.correlationId)
             let start = ContinuousClock.now
             let outcome: Result<CurlResponse, CurlError>
             do {

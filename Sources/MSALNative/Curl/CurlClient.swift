@@ -1,6 +1,5 @@
 internal import CMSALCurl
 import Foundation
-import Synchronization
 
 /// Performs HTTP exchanges with libcurl's multi interface on one dedicated thread.
 ///
@@ -46,6 +45,7 @@ package final class CurlClient: Sendable {
         } onCancel: {
             loop.cancel(id: id)
         }
+        loop.forget(id: id)
         return try result.get()
     }
 }
@@ -91,7 +91,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let done = DispatchSemaphore(value: 0)
 
     // Loop-thread state.
@@ -148,6 +148,11 @@ private final class CurlMultiLoop: @unchecked Sendable {
             }
         }
         curl_multi_wakeup(multi)
+    }
+
+    /// Drops what is remembered of a finished transfer (a cancellation that arrived too late).
+    func forget(id: UInt64) {
+        inbox.withLock { _ = $0.cancelledBeforeSubmit.remove(id) }
     }
 
     func shutdown() {

@@ -53,7 +53,7 @@ final class CurlErrorMappingTests: XCTestCase {
         XCTAssertEqual(error.code, NSURLErrorCannotConnectToHost)
         XCTAssertEqual(error.userInfo[MSALCurlErrorCodeKey] as? Int, 7)
         XCTAssertEqual(error.userInfo[MSALCurlErrorMessageKey] as? String, "Failed to connect")
-        XCTAssertEqual(error.userInfo["MSALCorrelationIDKey"] as? String, id.uuidString)
+        XCTAssertEqual(error.userInfo[MSALCorrelationIDKey] as? String, id.uuidString)
         XCTAssertFalse(error.localizedDescription.contains("secret"))
         XCTAssertTrue(error.localizedDescription.contains("https://login.example/tenant/oauth2/v2.0/token"))
 
