@@ -47,22 +47,60 @@ final class LoopbackHTTPSServerStopTests: XCTestCase {
         XCTAssertEqual((try? idle.receive()) ?? [], [])
     }
 
-    func testNoDescriptorsLeakAcrossServers() throws {
-        let before = try openDescriptorCount()
+    func testNoSocketsLeakAcrossServers() throws {
+        try serveOnce()  // Foundation's Process machinery opens descriptors of its own once
+        let before = try openSockets()
         for _ in 0..<5 {
-            let server = try LoopbackHTTPSServer { _ in .respond(.text("ok")) }
-            _ = try RawTLSClient(server: server).get("/")
-            let result = try CurlCommand.run([
-                "--cacert", server.certificateAuthority.certificateFile, "\(server.baseURL)/",
-            ])
-            XCTAssertEqual(result.output, "ok")
-            server.stop()
+            try serveOnce()
         }
-        XCTAssertLessThanOrEqual(try openDescriptorCount(), before + 2)
+        XCTAssertEqual(try openSockets(), before)
     }
 
-    private func openDescriptorCount() throws -> Int {
-        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    private func serveOnce() throws {
+        let server = try LoopbackHTTPSServer { _ in .respond(.text("ok")) }
+        let client = try RawTLSClient(server: server)
+        XCTAssertEqual(try client.get("/").body, "ok")
+        let result = try CurlCommand.run([
+            "--cacert", server.certificateAuthority.certificateFile, "\(server.baseURL)/",
+        ])
+        XCTAssertEqual(result.output, "ok")
+        server.stop()
+        XCTAssertTrue(client.isClosedByServer())
+        client.connection.socket.close()
+    }
+
+    func testNoThreadsLeakAfterStop() throws {
+        let before = try threadCount()
+        for _ in 0..<3 {
+            let server = try LoopbackHTTPSServer { _ in .respond(.text("ok")) }
+            let clients = try (0..<20).map { _ in try RawTLSClient(server: server) }
+            for client in clients {
+                XCTAssertEqual(try client.get("/").body, "ok")
+            }
+            XCTAssertGreaterThanOrEqual(try threadCount(), before + 20)
+            server.stop()
+        }
+        // Threads leave the group just before they exit: allow them a moment to be gone.
+        let deadline = Date().addingTimeInterval(1)
+        while try threadCount() > before + 1 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        XCTAssertLessThanOrEqual(try threadCount(), before + 1)
+    }
+
+    private func threadCount() throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count
+    }
+
+    /// The sockets this process has open (listening, accepted and client ends).
+    private func openSockets() throws -> Set<String> {
+        let folder = "/proc/self/fd"
+        return Set(
+            try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { fd in
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(fd)")
+                return target?.hasPrefix("socket:") == true ? target : nil
+            }
+        )
     }
 
     private func waitUntil(timeout: Double = 2, _ condition: () -> Bool) {
