@@ -21,6 +21,9 @@ public final class TestCertificateAuthority: Sendable {
     /// The CA certificate as PEM (`-----BEGIN CERTIFICATE-----`).
     public let certificatePEM: String
 
+    /// The CA certificate as DER.
+    public let certificateDER: Data
+
     /// The path of a PEM file holding the CA certificate, in a private temporary folder.
     public let certificateFile: String
 
@@ -43,6 +46,7 @@ public final class TestCertificateAuthority: Sendable {
             )
             certificate = try X509Certificate.issue(profile, subjectKey: key)
             certificatePEM = try certificate.pem()
+            certificateDER = Data(try certificate.der())
         } catch {
             throw TestSupportError("cannot create the test certificate authority: \(error)")
         }
@@ -66,11 +70,6 @@ public final class TestCertificateAuthority: Sendable {
 
     deinit {
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// The CA certificate as DER.
-    public var certificateDER: Data {
-        Data((try? certificate.der()) ?? [])
     }
 
     /// Issues a TLS server certificate (EC P-256 key, extendedKeyUsage serverAuth) signed by

@@ -61,6 +61,7 @@ final class LoopbackHTTPSServerCertificateTests: XCTestCase {
         XCTAssertTrue(certificate.privateKeyPEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         XCTAssertEqual(Data(base64Encoded: certificate.spkiSHA256Base64)?.count, 32)
         XCTAssertGreaterThan(certificate.certificateDER.count, 200)
+        XCTAssertNotEqual(authority.certificateDER, certificate.certificateDER)
         XCTAssertThrowsError(try authority.issueCertificate(dnsNames: ["a,DNS:b"]))
         XCTAssertThrowsError(try authority.issueCertificate(ipAddresses: ["not-an-ip"]))
     }
