@@ -1,0 +1,86 @@
+internal import Glibc
+internal import Synchronization
+
+/// A connected TCP socket (blocking). Owns its file descriptor.
+///
+/// One thread reads and writes it; ``shutdown()`` may be called from any thread to wake that
+/// thread (its blocked `recv`/`send` return), which is how servers stop promptly. The descriptor
+/// is closed once, by ``close()`` or `deinit`, never while another thread may still shut it down.
+package final class TCPSocket: Sendable {
+    /// The file descriptor. Valid until ``close()``.
+    let descriptor: Int32
+    private let isClosed = Mutex(false)
+
+    /// Takes ownership of a connected socket descriptor.
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        var one: Int32 = 1
+        _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Connects to a numeric IPv4 or IPv6 address (or `localhost`), blocking.
+    package static func connect(host: String, port: Int) throws(NativeError) -> TCPSocket {
+        let address = try SocketAddress(host: host, port: port)
+        let descriptor = Glibc.socket(address.family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw SocketAddress.systemError("socket") }
+        let socket = TCPSocket(descriptor: descriptor)
+        while true {
+            let result = address.withSockAddr { Glibc.connect(descriptor, $0, $1) }
+            if result == 0 { return socket }
+            if errno != EINTR { throw SocketAddress.systemError("connect") }
+        }
+    }
+
+    /// Sends all of `bytes` (never raises SIGPIPE).
+    package func send(_ bytes: [UInt8]) throws(NativeError) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { buffer in
+                Glibc.send(descriptor, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                throw SocketAddress.systemError("send")
+            }
+            offset += sent
+        }
+    }
+
+    /// Receives up to `maximumCount` bytes; empty at the end of the stream.
+    package func receive(maximumCount: Int = 16384) throws(NativeError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: max(1, maximumCount))
+        while true {
+            let received = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if received >= 0 { return Array(buffer.prefix(received)) }
+            if errno != EINTR { throw SocketAddress.systemError("recv") }
+        }
+    }
+
+    /// Sets how long a blocking receive waits before failing (`SO_RCVTIMEO`); 0 waits forever.
+    package func setReceiveTimeout(seconds: Double) {
+        var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Shuts both directions down, waking any thread blocked on the socket. Safe from any thread;
+    /// does nothing once the socket is closed.
+    package func shutdown() {
+        isClosed.withLock { closed in
+            if !closed { _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Closes the descriptor (once).
+    package func close() {
+        isClosed.withLock { closed in
+            if !closed {
+                closed = true
+                _ = Glibc.close(descriptor)
+            }
+        }
+    }
+}

@@ -1,8 +1,0 @@
-import MSALTestSupport
-import XCTest
-
-final class PlaceholderTests: XCTestCase {
-    func testSupportLinks() {
-        XCTAssertFalse(MSALTestSupportInfo.version.isEmpty)
-    }
-}
