@@ -10,11 +10,17 @@ import Foundation
 /// object a repeated key keeps its last value, as most parsers do. Equality is structural, and
 /// numbers compare by literal: `1` and `1.0` differ.
 enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, kept as its literal.
     case number(Number)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object; member order is not kept (serialize with `.sortedKeys` for stable output).
     case object([String: JSONValue])
 
     /// The deepest nesting of arrays and objects that parsing accepts.
