@@ -140,9 +140,11 @@ final class CurlEasyHandle {
         try check(cmsal_easy_setopt_ptr(handle, option, pointer), "\(option)")
     }
 
-    private func check(_ code: CURLcode, _ what: String) throws(NativeError) {
+    /// `what` is built only on failure: describing a C enum value costs microseconds.
+    private func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws(NativeError) {
         guard code == CURLE_OK else {
-            throw NativeError(function: "curl_easy_setopt(\(what))", reason: String(cString: curl_easy_strerror(code)))
+            throw NativeError(
+                function: "curl_easy_setopt(\(what()))", reason: String(cString: curl_easy_strerror(code)))
         }
     }
 

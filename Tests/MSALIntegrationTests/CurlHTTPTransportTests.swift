@@ -1,0 +1,339 @@
+import Foundation
+import MSALTestSupport
+import Synchronization
+import XCTest
+
+@testable import MSAL
+
+/// The libcurl transport against a real loopback HTTPS server with a throwaway CA.
+final class CurlHTTPTransportTests: XCTestCase {
+    private var authority: TestCertificateAuthority!
+
+    override func setUpWithError() throws {
+        authority = try TestCertificateAuthority()
+    }
+
+    override func tearDown() {
+        authority = nil
+    }
+
+    // MARK: Helpers
+
+    private func makeServer(
+        certificate: TestServerCertificate? = nil,
+        handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction
+    ) throws -> LoopbackHTTPSServer {
+        try LoopbackHTTPSServer(certificateAuthority: authority, certificate: certificate, handler: handler)
+    }
+
+    private func makeTransport(
+        caFile: String? = nil,
+        timeout: Double? = nil,
+        retries: Int = 1
+    ) throws -> CurlHTTPTransport {
+        try CurlHTTPTransport(
+            configuration: .init(
+                caFile: caFile ?? authority.certificateFile,
+                retryPolicy: RetryPolicy(retryCount: retries, retryInterval: 0.01),
+                timeout: timeout
+            )
+        )
+    }
+
+    private func url(_ server: LoopbackHTTPSServer, _ path: String) -> URL {
+        server.baseURL.appendingPathComponent(path)
+    }
+
+    /// Sends `request` and returns the `NSURLErrorDomain` code it failed with.
+    private func failureCode(
+        _ transport: CurlHTTPTransport,
+        _ request: HTTPRequest,
+        file: StaticString = #filePath,
+        line: UInt = #line
+    ) async -> Int? {
+        do {
+            let response = try await transport.send(request)
+            XCTFail("expected a failure, got HTTP \(response.statusCode)", file: file, line: line)
+            return nil
+        } catch {
+            let nsError = error as NSError
+            XCTAssertEqual(nsError.domain, NSURLErrorDomain, file: file, line: line)
+            return nsError.code
+        }
+    }
+
+    private static let okResponse = HTTPServerResponse.json(status: 200, data: Data(#"{"ok":true}"#.utf8))
+    private static let ok: HTTPServerAction = .respond(okResponse)
+
+    // MARK: Success
+
+    func testTrustedCertificateSucceedsAndClientHeadersAreSent() async throws {
+        let seen = Mutex<HTTPServerRequest?>(nil)
+        let server = try makeServer { request in
+            seen.withLock { $0 = request }
+            return Self.ok
+        }
+        defer { server.stop() }
+        let id = UUID()
+        let response = try await makeTransport().send(HTTPRequest(url: url(server, "hello"), correlationId: id))
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), #"{"ok":true}"#)
+        XCTAssertEqual(response.headers["content-type"]?.hasPrefix("application/json"), true)
+        let request = try XCTUnwrap(seen.withLock { $0 })
+        XCTAssertEqual(request.method, "GET")
+        XCTAssertEqual(request.path, "/hello")
+        XCTAssertEqual(request.header("client-request-id"), id.uuidString)
+        XCTAssertEqual(request.header("return-client-request-id"), "true")
+        XCTAssertEqual(request.header("x-client-SKU"), "MSAL.Linux.Swift")
+        XCTAssertEqual(request.header("x-client-CPU"), "64")
+        XCTAssertNotNil(request.header("x-client-OS"))
+        XCTAssertEqual(request.header("Accept"), "application/json")
+    }
+
+    func testFormPostArrivesEncoded() async throws {
+        let body = Mutex<String>("")
+        let server = try makeServer { request in
+            body.withLock { $0 = String(decoding: request.body, as: UTF8.self) }
+            XCTAssertEqual(request.header("content-type"), "application/x-www-form-urlencoded")
+            return Self.ok
+        }
+        defer { server.stop() }
+        let parameters = [("grant_type", "refresh_token"), ("scope", "openid profile https://x/.default")]
+        _ = try await makeTransport().send(.formPost(url: url(server, "token"), parameters: parameters))
+        let decoded = try XCTUnwrap(FormURLEncoding.decode(body.withLock { $0 }))
+        XCTAssertEqual(decoded.map(\.value), parameters.map(\.1))
+    }
+
+    func testLargeResponseArrivesWhole() async throws {
+        var pattern = Data(count: 8 << 20)
+        pattern.withUnsafeMutableBytes { bytes in
+            for index in stride(from: 0, to: bytes.count, by: 4096) {
+                bytes[index] = UInt8(truncatingIfNeeded: index >> 12)
+            }
+        }
+        let payload = pattern
+        let server = try makeServer { _ in .respond(HTTPServerResponse(status: 200, body: payload)) }
+        defer { server.stop() }
+        let response = try await makeTransport().send(HTTPRequest(url: url(server, "big")))
+        XCTAssertEqual(response.body.count, payload.count)
+        XCTAssertEqual(response.body, payload)
+    }
+
+    // MARK: TLS failures
+
+    func testCertificateFromUnknownAuthorityIsUntrusted() async throws {
+        let server = try makeServer { _ in Self.ok }
+        defer { server.stop() }
+        let otherAuthority = try TestCertificateAuthority()
+        let transport = try makeTransport(caFile: otherAuthority.certificateFile)
+        let code = await failureCode(transport, HTTPRequest(url: url(server, "x")))
+        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+        XCTAssertEqual(server.requestCount, 0)
+    }
+
+    func testSystemTrustStoreRejectsThrowawayAuthority() async throws {
+        let server = try makeServer { _ in Self.ok }
+        defer { server.stop() }
+        let transport = try CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 0)))
+        let code = await failureCode(transport, HTTPRequest(url: url(server, "x")))
+        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+    }
+
+    func testWrongHostNameIsUntrusted() async throws {
+        let certificate = try authority.issueCertificate(dnsNames: ["other.example"], ipAddresses: [])
+        let server = try makeServer(certificate: certificate) { _ in Self.ok }
+        defer { server.stop() }
+        let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "x")))
+        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+        XCTAssertEqual(server.requestCount, 0)
+    }
+
+    func testExpiredCertificateHasBadDate() async throws {
+        let certificate = try authority.issueCertificate(
+            notBefore: Date().addingTimeInterval(-7200),
+            notAfter: Date().addingTimeInterval(-3600)
+        )
+        let server = try makeServer(certificate: certificate) { _ in Self.ok }
+        defer { server.stop() }
+        let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "x")))
+        XCTAssertEqual(code, NSURLErrorServerCertificateHasBadDate)
+    }
+
+    // MARK: Network failures
+
+    func testConnectionRefusedCannotConnect() async throws {
+        let server = try makeServer { _ in Self.ok }
+        let closedURL = url(server, "x")
+        server.stop()
+        let code = await failureCode(try makeTransport(), HTTPRequest(url: closedURL))
+        XCTAssertEqual(code, NSURLErrorCannotConnectToHost)
+    }
+
+    func testUnknownHostCannotBeFound() async throws {
+        let transport = try makeTransport()
+        let code = await failureCode(transport, HTTPRequest(url: URL(string: "https://nothing-here.invalid/x")!))
+        XCTAssertEqual(code, NSURLErrorCannotFindHost)
+    }
+
+    func testStalledServerTimesOutAndIsRetriedOnce() async throws {
+        let server = try makeServer { _ in .respondAfter(seconds: 3, Self.okResponse) }
+        defer { server.stop() }
+        let start = Date()
+        let code = await failureCode(try makeTransport(timeout: 0.3), HTTPRequest(url: url(server, "slow")))
+        XCTAssertEqual(code, NSURLErrorTimedOut)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2.5)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
+    func testDroppedConnectionIsLostAndRetriedOnce() async throws {
+        let server = try makeServer { _ in .closeConnection }
+        defer { server.stop() }
+        let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "drop")))
+        XCTAssertEqual(code, NSURLErrorNetworkConnectionLost)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
+    func testConnectionLostMidResponse() async throws {
+        let body = Data(repeating: 0x61, count: 10_000)
+        let server = try makeServer { _ in .respondPartially(HTTPServerResponse(status: 200, body: body), bytes: 2_000)
+        }
+        defer { server.stop() }
+        let code = await failureCode(try makeTransport(retries: 0), HTTPRequest(url: url(server, "partial")))
+        XCTAssertEqual(code, NSURLErrorNetworkConnectionLost)
+    }
+
+    func testMalformedHTTPIsABadServerResponseAndTheServerKeepsServing() async throws {
+        let calls = Mutex(0)
+        let server = try makeServer { _ in
+            let call = calls.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            return call == 1 ? .respondRaw(Data("NOT HTTP AT ALL\r\n\r\n".utf8), close: true) : Self.ok
+        }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        let code = await failureCode(transport, HTTPRequest(url: url(server, "garbage")))
+        XCTAssertEqual(code, NSURLErrorBadServerResponse)
+        let response = try await transport.send(HTTPRequest(url: url(server, "fine")))
+        XCTAssertEqual(response.statusCode, 200)
+    }
+
+    // MARK: Retry
+
+    func testServerErrorIsRetriedOnceThenSurfaced() async throws {
+        let server = try makeServer { _ in .respond(.json(status: 503, data: Data(#"{"error":"busy"}"#.utf8))) }
+        defer { server.stop() }
+        let response = try await makeTransport().send(HTTPRequest(url: url(server, "busy")))
+        XCTAssertEqual(response.statusCode, 503)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
+    func testServerErrorThenSuccess() async throws {
+        let calls = Mutex(0)
+        let server = try makeServer { _ in
+            let call = calls.withLock { value -> Int in
+                value += 1
+                return value
+            }
+            return call == 1 ? .respond(HTTPServerResponse(status: 500, body: Data())) : Self.ok
+        }
+        defer { server.stop() }
+        let response = try await makeTransport().send(HTTPRequest(url: url(server, "flaky")))
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
+    func testTooManyRequestsAndClientErrorsAreNotRetried() async throws {
+        for status in [429, 400, 401] {
+            let server = try makeServer { _ in
+                .respond(HTTPServerResponse(status: status, headers: ["Retry-After": "7"], body: Data()))
+            }
+            defer { server.stop() }
+            let response = try await makeTransport().send(HTTPRequest(url: url(server, "limited")))
+            XCTAssertEqual(response.statusCode, status)
+            XCTAssertEqual(response.headers["retry-after"], "7")
+            XCTAssertEqual(server.requestCount, 1, "\(status)")
+        }
+    }
+
+    // MARK: Connections and concurrency
+
+    func testSequentialRequestsReuseOneConnection() async throws {
+        let server = try makeServer { _ in Self.ok }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        var newConnections = 0
+        for index in 0..<100 {
+            let request = HTTPRequest.formPost(url: url(server, "token"), parameters: [("n", "\(index)")])
+            newConnections += try await transport.send(request).newConnections
+        }
+        XCTAssertEqual(server.acceptedConnections, 1)
+        XCTAssertEqual(newConnections, 1)
+        XCTAssertEqual(server.requestCount, 100)
+    }
+
+    func testTwoHundredConcurrentRequestsAllGetTheirOwnAnswer() async throws {
+        let server = try makeServer { request in
+            .respond(HTTPServerResponse(status: 200, body: request.body))
+        }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        let target = url(server, "echo")
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    let response = try await transport.send(
+                        HTTPRequest(method: .post, url: target, body: Data("request-\(index)".utf8))
+                    )
+                    return (index, String(decoding: response.body, as: UTF8.self))
+                }
+            }
+            var answered = 0
+            for try await (index, body) in group {
+                XCTAssertEqual(body, "request-\(index)")
+                answered += 1
+            }
+            XCTAssertEqual(answered, 200)
+        }
+        XCTAssertEqual(server.requestCount, 200)
+    }
+
+    func testCancellationAbortsTheTransferPromptly() async throws {
+        let server = try makeServer { _ in .respondAfter(seconds: 5, Self.okResponse) }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        let target = url(server, "slow")
+        let task = Task { try await transport.send(HTTPRequest(url: target)) }
+        try await Task.sleep(for: .milliseconds(150))
+        let start = Date()
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            let nsError = error as NSError
+            XCTAssertEqual(nsError.domain, NSURLErrorDomain)
+            XCTAssertEqual(nsError.code, NSURLErrorCancelled)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 1)
+    }
+
+    func testAlreadyCancelledTaskDoesNotSend() async throws {
+        let server = try makeServer { _ in Self.ok }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        let target = url(server, "never")
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await transport.send(HTTPRequest(url: target))
+        }
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            XCTAssertEqual((error as NSError).code, NSURLErrorCancelled)
+        }
+        XCTAssertEqual(server.requestCount, 0)
+    }
+}
