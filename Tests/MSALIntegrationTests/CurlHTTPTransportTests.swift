@@ -119,6 +119,27 @@ final class CurlHTTPTransportTests: XCTestCase {
         XCTAssertEqual(response.body, payload)
     }
 
+    func testConnectToServesARealHostNameFromLoopbackWithTLSVerified() async throws {
+        let certificate = try authority.issueCertificate(dnsNames: ["login.microsoftonline.com"], ipAddresses: [])
+        let seenHost = Mutex<String?>(nil)
+        let server = try makeServer(certificate: certificate) { request in
+            seenHost.withLock { $0 = request.header("Host") }
+            return Self.ok
+        }
+        defer { server.stop() }
+        let transport = try CurlHTTPTransport(
+            configuration: .init(
+                caFile: authority.certificateFile,
+                connectTo: ["login.microsoftonline.com:443:127.0.0.1:\(server.port)"],
+                retryPolicy: RetryPolicy(retryCount: 0)
+            )
+        )
+        let target = try XCTUnwrap(URL(string: "https://login.microsoftonline.com/common/discovery/instance"))
+        let response = try await transport.send(HTTPRequest(url: target))
+        XCTAssertEqual(response.statusCode, 200)
+        XCTAssertEqual(seenHost.withLock { $0 }, "login.microsoftonline.com")
+    }
+
     // MARK: TLS failures
 
     func testCertificateFromUnknownAuthorityIsUntrusted() async throws {

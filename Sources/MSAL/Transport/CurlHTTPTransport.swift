@@ -9,6 +9,9 @@ final class CurlHTTPTransport: HTTPTransport {
         /// A PEM file of certificate authorities to trust instead of the system's (private roots:
         /// emulators, corporate TLS inspection), or `nil` for the system store.
         var caFile: String?
+        /// Host redirections for tests, `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` (curl's
+        /// `CONNECT_TO`): an emulator on loopback answers for real host names, TLS still checks them.
+        var connectTo: [String]
         /// The retry policy; `nil` reads ``MSALGlobalConfig/httpConfig`` at each request.
         var retryPolicy: RetryPolicy?
         /// The longest one attempt may take; `nil` reads
@@ -18,9 +21,14 @@ final class CurlHTTPTransport: HTTPTransport {
         var connectTimeout: Double
 
         init(
-            caFile: String? = nil, retryPolicy: RetryPolicy? = nil, timeout: Double? = nil, connectTimeout: Double = 30
+            caFile: String? = nil,
+            connectTo: [String] = [],
+            retryPolicy: RetryPolicy? = nil,
+            timeout: Double? = nil,
+            connectTimeout: Double = 30
         ) {
             self.caFile = caFile
+            self.connectTo = connectTo
             self.retryPolicy = retryPolicy
             self.timeout = timeout
             self.connectTimeout = connectTimeout
@@ -120,6 +128,7 @@ final class CurlHTTPTransport: HTTPTransport {
             headers: headers,
             body: request.body.map { [UInt8]($0) },
             caFile: configuration.caFile,
+            connectTo: configuration.connectTo,
             connectTimeout: min(configuration.connectTimeout, timeout),
             timeout: timeout
         )

@@ -7,6 +7,7 @@ internal import CMSALCurl
 final class CurlEasyHandle {
     let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var connectToList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer: UnsafeMutablePointer<CChar>
     var responseBody: [UInt8] = []
     var responseHeaders: [(name: String, value: String)] = []
@@ -25,6 +26,7 @@ final class CurlEasyHandle {
     deinit {
         curl_easy_cleanup(handle)
         if let headerList { curl_slist_free_all(headerList) }
+        if let connectToList { curl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
     }
 
@@ -33,6 +35,8 @@ final class CurlEasyHandle {
         curl_easy_reset(handle)
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        if let connectToList { curl_slist_free_all(connectToList) }
+        connectToList = nil
         errorBuffer[0] = 0
         responseBody = []
         responseHeaders = []
@@ -51,6 +55,12 @@ final class CurlEasyHandle {
         try set(CURLOPT_ACCEPT_ENCODING, string: "")
         if let caFile = request.caFile {
             try set(CURLOPT_CAINFO, string: caFile)
+        }
+        if !request.connectTo.isEmpty {
+            var list: UnsafeMutablePointer<curl_slist>?
+            for entry in request.connectTo { list = curl_slist_append(list, entry) }
+            connectToList = list
+            try set(CURLOPT_CONNECT_TO, pointer: UnsafeRawPointer(list))
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))

@@ -11,6 +11,11 @@ package struct CurlRequest: Sendable {
     package var body: [UInt8]?
     /// A PEM file of certificate authorities to trust instead of the system's, or `nil`.
     package var caFile: String?
+    /// Connection redirections in curl's `CURLOPT_CONNECT_TO` form,
+    /// `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT`: requests for `https://HOST:PORT/...` go to
+    /// the other address while TLS still verifies `HOST`. Lets a loopback emulator answer for
+    /// real identity-provider host names in tests.
+    package var connectTo: [String]
     /// The most seconds to spend connecting (TCP and TLS).
     package var connectTimeout: Double
     /// The most seconds for the whole exchange.
@@ -22,6 +27,7 @@ package struct CurlRequest: Sendable {
         headers: [(name: String, value: String)] = [],
         body: [UInt8]? = nil,
         caFile: String? = nil,
+        connectTo: [String] = [],
         connectTimeout: Double = 30,
         timeout: Double = 300
     ) {
@@ -30,6 +36,7 @@ package struct CurlRequest: Sendable {
         self.headers = headers
         self.body = body
         self.caFile = caFile
+        self.connectTo = connectTo
         self.connectTimeout = connectTimeout
         self.timeout = timeout
     }
