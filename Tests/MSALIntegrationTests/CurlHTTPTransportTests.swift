@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 import MSALTestSupport
 import Synchronization
 import XCTest
@@ -138,6 +139,62 @@ final class CurlHTTPTransportTests: XCTestCase {
         let response = try await transport.send(HTTPRequest(url: target))
         XCTAssertEqual(response.statusCode, 200)
         XCTAssertEqual(seenHost.withLock { $0 }, "login.microsoftonline.com")
+    }
+
+    func testStandardProxyVariablesAreHonoured() async throws {
+        let server = try makeServer { _ in Self.ok }
+        let proxy = try ConnectProxy()
+        defer {
+            server.stop()
+            proxy.stop()
+        }
+        let names = ["https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY"]
+        let saved = names.map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        defer {
+            for (name, value) in saved {
+                if let value { setenv(name, value, 1) } else { unsetenv(name) }
+            }
+        }
+        for name in names { unsetenv(name) }
+        setenv("https_proxy", "http://127.0.0.1:\(proxy.port)", 1)
+
+        let transport = try makeTransport(retries: 0)
+        let viaProxy = try await transport.send(HTTPRequest(url: url(server, "proxied")))
+        XCTAssertEqual(viaProxy.statusCode, 200)
+        XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
+
+        setenv("no_proxy", "127.0.0.1", 1)
+        let direct = try await try makeTransport(retries: 0).send(HTTPRequest(url: url(server, "direct")))
+        XCTAssertEqual(direct.statusCode, 200)
+        XCTAssertEqual(proxy.tunnels.count, 1)
+        XCTAssertEqual(server.requestCount, 2)
+    }
+
+    func testLogsCarryTheCorrelationIdAndNoSecrets() async throws {
+        let server = try makeServer { _ in .respond(HTTPServerResponse(status: 500, body: Data())) }
+        defer { server.stop() }
+        let lines = Locked<[String]>([])
+        let logger = MSALGlobalConfig.loggerConfig
+        let savedLevel = logger.logLevel
+        logger.logLevel = .verbose
+        logger.setLogCallback { _, message, _ in lines.withLock { $0.append(message ?? "") } }
+        defer {
+            logger.removeLogCallback()
+            logger.logLevel = savedLevel
+        }
+        let id = UUID()
+        let secret = "0.AXYZ-refresh-token-value-that-must-not-leak"
+        var target = url(server, "tenant/oauth2/v2.0/token")
+        target.append(queryItems: [URLQueryItem(name: "code", value: "auth-code-secret")])
+        let request = HTTPRequest.formPost(url: target, parameters: [("refresh_token", secret)], correlationId: id)
+        _ = try await makeTransport().send(request)
+        let logged = lines.withLock { $0 }
+        XCTAssertGreaterThanOrEqual(logged.count, 4)
+        for line in logged {
+            XCTAssertTrue(line.contains(id.uuidString), line)
+            XCTAssertFalse(line.contains(secret), line)
+            XCTAssertFalse(line.contains("auth-code-secret"), line)
+        }
     }
 
     // MARK: TLS failures
