@@ -61,9 +61,10 @@ final class AuthorityEndpointsTests: XCTestCase {
     }
 
     func testTenantOfEndpoint() {
-        XCTAssertEqual(Authority.tenant(ofEndpoint: url("https://login.microsoftonline.com/common/v2.0/x")), "common")
-        XCTAssertEqual(Authority.tenant(ofEndpoint: url("https://h//a%20b/x")), "a b")
-        XCTAssertNil(Authority.tenant(ofEndpoint: url("https://oauth2.example.com")))
+        XCTAssertEqual(
+            Authority.tenant(ofEndpoint: fixtureURL("https://login.microsoftonline.com/common/v2.0/x")), "common")
+        XCTAssertEqual(Authority.tenant(ofEndpoint: fixtureURL("https://h//a%20b/x")), "a b")
+        XCTAssertNil(Authority.tenant(ofEndpoint: fixtureURL("https://oauth2.example.com")))
     }
 
     func testWithTenant() throws {
@@ -81,11 +82,11 @@ final class AuthorityEndpointsTests: XCTestCase {
         for authority in [
             try Authority.adfs("https://fs.contoso.com/adfs"), try Authority.oidc(issuer: "https://a.b.c"),
         ] {
-            assertMSALError(
+            assertMSALFailure(
                 try authority.withTenant("x"), message: AuthorityError.tenantNotSupported(authority.kind.name))
         }
         for tenant in ["", " ", "a/b", "a?b", "a#b"] {
-            assertMSALError(try common.withTenant(tenant), message: AuthorityError.invalidTenant, tenant)
+            assertMSALFailure(try common.withTenant(tenant), message: AuthorityError.invalidTenant, tenant)
         }
     }
 
@@ -100,16 +101,16 @@ final class AuthorityEndpointsTests: XCTestCase {
         XCTAssertEqual(
             try Authority.oidc(issuer: "https://a.example.com/x").withEnvironment("b.example.com").urlString,
             "https://b.example.com/x")
-        assertMSALError(try aad.withEnvironment(""), message: AuthorityError.missingHost)
+        assertMSALFailure(try aad.withEnvironment(""), message: AuthorityError.missingHost)
     }
 
     func testLoopbackHTTPNeedsKnownAuthorities() throws {
         let loopback = try Authority.aad("http://127.0.0.1:8080/tenant")
         let same = try Authority.aad("http://127.0.0.1:8080/tenant/")
-        assertMSALError(
+        assertMSALFailure(
             try loopback.validateScheme(knownAuthorities: []),
             message: AuthorityError.loopbackHTTPNotKnown("http://127.0.0.1:8080/tenant"))
-        assertMSALError(
+        assertMSALFailure(
             try loopback.validateScheme(knownAuthorities: [try Authority.oidc(issuer: "http://127.0.0.1:8080/tenant")]),
             message: AuthorityError.loopbackHTTPNotKnown("http://127.0.0.1:8080/tenant"))
         XCTAssertNoThrow(try loopback.validateScheme(knownAuthorities: [same]))

@@ -27,38 +27,41 @@ final class AuthorityFactoryTests: XCTestCase {
     }
 
     func testDetectRejections() {
-        assertMSALError(
+        assertMSALFailure(
             try Authority.detect("https://login.microsoftonline.com"), message: AuthorityError.missingAADTenant)
-        assertMSALError(
+        assertMSALFailure(
             try Authority.detect("https://login.microsoftonline.com/tfp/x"), message: AuthorityError.b2cSegments)
-        assertMSALError(try Authority.detect("http://accounts.example.com"), message: AuthorityError.httpsRequired)
+        assertMSALFailure(try Authority.detect("http://accounts.example.com"), message: AuthorityError.httpsRequired)
     }
 
     func testPublicFactoryReturnsTheSubclass() throws {
         XCTAssertTrue(
-            try MSALAuthority.authority(with: url("https://login.microsoftonline.com/common")) is MSALAADAuthority)
+            try MSALAuthority.authority(with: fixtureURL("https://login.microsoftonline.com/common"))
+                is MSALAADAuthority)
         XCTAssertTrue(
-            try MSALAuthority.authority(with: url("https://x.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a"))
+            try MSALAuthority.authority(with: fixtureURL("https://x.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a"))
                 is MSALB2CAuthority)
-        XCTAssertTrue(try MSALAuthority.authority(with: url("https://fs.contoso.com/adfs")) is MSALADFSAuthority)
-        XCTAssertTrue(try MSALAuthority.authority(with: url("https://x.ciamlogin.com")) is MSALCIAMAuthority)
-        XCTAssertTrue(try MSALAuthority.authority(with: url("https://accounts.example.com")) is MSALOIDCAuthority)
-        let authority = try MSALAuthority.authority(with: url("https://LOGIN.microsoftonline.com/common/x"))
+        XCTAssertTrue(try MSALAuthority.authority(with: fixtureURL("https://fs.contoso.com/adfs")) is MSALADFSAuthority)
+        XCTAssertTrue(try MSALAuthority.authority(with: fixtureURL("https://x.ciamlogin.com")) is MSALCIAMAuthority)
+        XCTAssertTrue(
+            try MSALAuthority.authority(with: fixtureURL("https://accounts.example.com")) is MSALOIDCAuthority)
+        let authority = try MSALAuthority.authority(with: fixtureURL("https://LOGIN.microsoftonline.com/common/x"))
         XCTAssertEqual(authority.url.absoluteString, "https://login.microsoftonline.com/common")
         XCTAssertEqual(authority.description, "https://login.microsoftonline.com/common")
-        assertMSALError(
-            try MSALAuthority.authority(with: url("http://login.microsoftonline.com/common")),
+        assertMSALFailure(
+            try MSALAuthority.authority(with: fixtureURL("http://login.microsoftonline.com/common")),
             message: AuthorityError.httpsRequired)
     }
 
     func testPublicEqualityMatchesKnownAuthorities() throws {
-        let first = try MSALB2CAuthority(url: url("https://x.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a/"))
-        let second = try MSALB2CAuthority(url: url("https://X.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a"))
+        let first = try MSALB2CAuthority(url: fixtureURL("https://x.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a/"))
+        let second = try MSALB2CAuthority(url: fixtureURL("https://X.b2clogin.com/tfp/x.onmicrosoft.com/B2C_1_a"))
         XCTAssertEqual(first, second)
         XCTAssertEqual(first.hashValue, second.hashValue)
         let known: [MSALAuthority] = [first]
         XCTAssertTrue(known.contains(second))
-        XCTAssertFalse(known.contains(try MSALAADAuthority(url: url("https://login.microsoftonline.com/common"))))
+        XCTAssertFalse(
+            known.contains(try MSALAADAuthority(url: fixtureURL("https://login.microsoftonline.com/common"))))
         XCTAssertEqual(first.model, second.model)
         XCTAssertEqual(first.policy, "B2C_1_a")
     }

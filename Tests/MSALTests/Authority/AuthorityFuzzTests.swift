@@ -58,7 +58,10 @@ final class AuthorityFuzzTests: XCTestCase {
             let data = Data(body.utf8)
             for parse in [
                 { _ = try InstanceDiscoveryParser.parse(data, requestedEnvironment: "a.com") },
-                { _ = try OpenIDConfigurationParser.parse(data, configurationURL: url("https://a.com/t/v2.0/x")) },
+                {
+                    _ = try OpenIDConfigurationParser.parse(
+                        data, configurationURL: fixtureURL("https://a.com/t/v2.0/x"))
+                },
             ] {
                 do {
                     try parse()

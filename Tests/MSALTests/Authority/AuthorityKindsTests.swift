@@ -45,7 +45,7 @@ final class AuthorityKindsTests: XCTestCase {
         XCTAssertEqual(authority.realm, "/contoso.onmicrosoft.com/B2C_1_policy")
         XCTAssertEqual(authority.kind, .b2c(tenant: "contoso.onmicrosoft.com", policy: "B2C_1_policy", isTFP: false))
         XCTAssertEqual(authority.environment, "contoso.b2clogin.com")
-        assertMSALError(try Authority.b2c(input, validateFormat: true), message: AuthorityError.notB2C)
+        assertMSALFailure(try Authority.b2c(input, validateFormat: true), message: AuthorityError.notB2C)
 
         let bare = try Authority.b2c("https://contoso.b2clogin.com/", validateFormat: false)
         XCTAssertEqual(bare.urlString, "https://contoso.b2clogin.com")
@@ -58,8 +58,9 @@ final class AuthorityKindsTests: XCTestCase {
             "https://contoso.b2clogin.com/tfp", "https://contoso.b2clogin.com/tfp/tenant",
             "https://contoso.b2clogin.com/tfp/tenant/",
         ] {
-            assertMSALError(try Authority.b2c(input, validateFormat: true), message: AuthorityError.b2cSegments, input)
-            assertMSALError(try Authority.detect(input), message: AuthorityError.b2cSegments, input)
+            assertMSALFailure(
+                try Authority.b2c(input, validateFormat: true), message: AuthorityError.b2cSegments, input)
+            assertMSALFailure(try Authority.detect(input), message: AuthorityError.b2cSegments, input)
             XCTAssertNoThrow(try Authority.b2c(input, validateFormat: false), input)
         }
         XCTAssertEqual(
@@ -114,7 +115,7 @@ final class AuthorityKindsTests: XCTestCase {
             ("https://login.contoso.com/", false, AuthorityError.ciamCustomDomainWithoutTenant),
         ]
         for row in table {
-            assertMSALError(
+            assertMSALFailure(
                 try Authority.ciam(row.input, validateFormat: row.validate), message: row.message, row.input)
         }
     }
@@ -133,7 +134,7 @@ final class AuthorityKindsTests: XCTestCase {
             XCTAssertEqual(authority.kind, .adfs)
         }
         for input in ["https://fs.contoso.com", "https://fs.contoso.com/common", "https://fs.contoso.com/x/adfs"] {
-            assertMSALError(try Authority.adfs(input), message: AuthorityError.notADFS, input)
+            assertMSALFailure(try Authority.adfs(input), message: AuthorityError.notADFS, input)
         }
     }
 
@@ -162,6 +163,6 @@ final class AuthorityKindsTests: XCTestCase {
             XCTAssertTrue(authority.urlString.hasPrefix("http://"), input)
         }
         XCTAssertFalse(try Authority.aad("https://127.0.0.1:8443/common").isLoopbackHTTP)
-        assertMSALError(try Authority.aad("http://10.0.0.1/common"), message: AuthorityError.httpsRequired)
+        assertMSALFailure(try Authority.aad("http://10.0.0.1/common"), message: AuthorityError.httpsRequired)
     }
 }

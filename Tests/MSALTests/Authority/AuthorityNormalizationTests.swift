@@ -103,7 +103,7 @@ final class AuthorityNormalizationTests: XCTestCase {
                 { try Authority.ciam(row.input, validateFormat: false) }, { try Authority.adfs(row.input) },
                 { try Authority.oidc(issuer: row.input) }, { try Authority.detect(row.input) },
             ] {
-                assertMSALError(try parse(), message: row.message, row.input, line: row.line)
+                assertMSALFailure(try parse(), message: row.message, row.input, line: row.line)
             }
         }
     }
@@ -121,7 +121,7 @@ final class AuthorityNormalizationTests: XCTestCase {
             ("https://contoso.CIAMLOGIN.com", AuthorityError.aadWithCIAM),
         ]
         for row in table {
-            assertMSALError(try Authority.aad(row.input), message: row.message, row.input)
+            assertMSALFailure(try Authority.aad(row.input), message: row.message, row.input)
         }
     }
 

@@ -5,7 +5,7 @@ import XCTest
 
 /// Asserts that `body` throws a real NSError in MSALErrorDomain with the given top-level code,
 /// internal code (nil: none expected) and description.
-func assertMSALError(
+func assertMSALFailure(
     _ body: @autoclosure () throws -> some Any,
     code: Int = MSALError.internal.rawValue,
     internalCode: Int? = MSALInternalError.internalErrorInvalidParameter.rawValue,
@@ -32,7 +32,7 @@ func assertMSALError(
 }
 
 /// A URL from a literal known to parse.
-func url(_ string: String) -> URL {
+func fixtureURL(_ string: String) -> URL {
     guard let url = URL(string: string) else { preconditionFailure("bad test URL \(string)") }
     return url
 }

@@ -72,7 +72,7 @@ final class InstanceDiscoveryParserTests: XCTestCase {
     func testErrorBodiesAreValidationFailures() throws {
         let invalidInstance =
             #"{"error": "invalid_instance", "error_description": "AADSTS50049: Unknown or invalid instance.", "error_codes": [50049]}"#
-        assertMSALError(
+        assertMSALFailure(
             try parse(invalidInstance), internalCode: -42_010,
             message: "Instance discovery rejected the authority (invalid_instance: AADSTS50049: Unknown or invalid "
                 + "instance.). Check the authority URL, or list the authority in knownAuthorities when it is a host you trust."
@@ -88,7 +88,7 @@ final class InstanceDiscoveryParserTests: XCTestCase {
             #"{"error": "server_error"}"#, #"{"error": 42, "tenant_discovery_endpoint": "https://a.com/x"}"#,
             #"{"error": "invalid_request", "error_description": "bad"}"#,
         ] {
-            assertMSALError(try parse(json), internalCode: -42_010, json)
+            assertMSALFailure(try parse(json), internalCode: -42_010, json)
             do {
                 _ = try parse(json)
             } catch {
@@ -116,7 +116,7 @@ final class InstanceDiscoveryParserTests: XCTestCase {
             "{\(good), \"metadata\": [{\"preferred_network\": \"a.com\", \"preferred_cache\": true, \"aliases\": []}]}",
         ]
         for json in table {
-            assertMSALError(try parse(json), internalCode: -42_600, json)
+            assertMSALFailure(try parse(json), internalCode: -42_600, json)
         }
     }
 
@@ -134,7 +134,7 @@ final class InstanceDiscoveryParserTests: XCTestCase {
                 entry[field] = field == "aliases" ? ["a.com", host] : host
                 let object: [String: Any] = ["tenant_discovery_endpoint": "https://a.com/x", "metadata": [entry]]
                 let data = try! JSONSerialization.data(withJSONObject: object)
-                assertMSALError(
+                assertMSALFailure(
                     try InstanceDiscoveryParser.parse(data, requestedEnvironment: "a.com"), internalCode: -42_600,
                     "\(field)=\(host)")
             }

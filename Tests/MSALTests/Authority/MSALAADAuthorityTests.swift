@@ -44,12 +44,12 @@ final class MSALAADAuthorityTests: XCTestCase {
                 MSALAudienceType.azureADAndPersonalMicrosoftAccountAudience, .azureADMultipleOrgsAudience,
                 .personalMicrosoftAccountAudience,
             ] {
-                assertMSALError(
+                assertMSALFailure(
                     try MSALAADAuthority(cloudInstance: cloud, audienceType: audience, rawTenant: "contoso.com"),
                     message: AuthorityError.rawTenantNotAllowed, "\(cloud) \(audience)")
             }
             for tenant in [nil, "", "  "] {
-                assertMSALError(
+                assertMSALFailure(
                     try MSALAADAuthority(
                         cloudInstance: cloud, audienceType: .azureADMyOrgOnlyAudience, rawTenant: tenant),
                     message: AuthorityError.rawTenantRequired, "\(cloud) \(tenant ?? "nil")")
@@ -70,7 +70,7 @@ final class MSALAADAuthorityTests: XCTestCase {
         XCTAssertEqual(authority.url.absoluteString, "https://127.0.0.1:8443/Contoso.com")
         XCTAssertEqual(authority.model.realm, "contoso.com")
         for environment in ["", "   ", "bad host", "host/path", "host:70000"] {
-            assertMSALError(
+            assertMSALFailure(
                 try MSALAADAuthority(
                     environment: environment, audienceType: .azureADMultipleOrgsAudience, rawTenant: nil),
                 message: AuthorityError.invalidEnvironment, environment)
@@ -78,54 +78,56 @@ final class MSALAADAuthorityTests: XCTestCase {
     }
 
     func testURLInitializers() throws {
-        let plain = try MSALAADAuthority(url: url("https://login.microsoftonline.com/common/oauth2/v2.0/authorize"))
+        let plain = try MSALAADAuthority(
+            url: fixtureURL("https://login.microsoftonline.com/common/oauth2/v2.0/authorize"))
         XCTAssertEqual(plain.url.absoluteString, "https://login.microsoftonline.com/common")
         let retargeted = try MSALAADAuthority(
-            url: url("https://login.microsoftonline.com:443/common/x"),
+            url: fixtureURL("https://login.microsoftonline.com:443/common/x"),
             rawTenant: "9188040d-6c67-4c5b-b112-36a304b66dad")
         XCTAssertEqual(
             retargeted.url.absoluteString, "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad")
         XCTAssertEqual(retargeted.model.aadTenantType, .guid)
-        let spaced = try MSALAADAuthority(url: url("https://login.microsoftonline.com/common"), rawTenant: "a b")
+        let spaced = try MSALAADAuthority(url: fixtureURL("https://login.microsoftonline.com/common"), rawTenant: "a b")
         XCTAssertEqual(spaced.url.absoluteString, "https://login.microsoftonline.com/a%20b")
         XCTAssertEqual(spaced.model.realm, "a b")
-        assertMSALError(
-            try MSALAADAuthority(url: url("https://login.microsoftonline.com/common"), rawTenant: ""),
+        assertMSALFailure(
+            try MSALAADAuthority(url: fixtureURL("https://login.microsoftonline.com/common"), rawTenant: ""),
             message: AuthorityError.missingAADTenant)
-        assertMSALError(
-            try MSALAADAuthority(url: url("https://login.microsoftonline.com/common"), rawTenant: "a/b"),
+        assertMSALFailure(
+            try MSALAADAuthority(url: fixtureURL("https://login.microsoftonline.com/common"), rawTenant: "a/b"),
             message: AuthorityError.invalidTenant)
-        assertMSALError(
-            try MSALAADAuthority(url: url("https://login.microsoftonline.com"), rawTenant: "contoso.com"),
+        assertMSALFailure(
+            try MSALAADAuthority(url: fixtureURL("https://login.microsoftonline.com"), rawTenant: "contoso.com"),
             message: AuthorityError.missingAADTenant)
-        assertMSALError(
-            try MSALAADAuthority(url: url("https://fs.contoso.com/adfs")), message: AuthorityError.aadWithADFS)
+        assertMSALFailure(
+            try MSALAADAuthority(url: fixtureURL("https://fs.contoso.com/adfs")), message: AuthorityError.aadWithADFS)
     }
 
     func testOtherPublicInitializers() throws {
-        let b2c = try MSALB2CAuthority(url: url("https://x.b2clogin.com/x.onmicrosoft.com/B2C_1_a"))
+        let b2c = try MSALB2CAuthority(url: fixtureURL("https://x.b2clogin.com/x.onmicrosoft.com/B2C_1_a"))
         XCTAssertEqual(b2c.url.absoluteString, "https://x.b2clogin.com/x.onmicrosoft.com/B2C_1_a")
         XCTAssertEqual(b2c.policy, "B2C_1_a")
-        assertMSALError(
-            try MSALB2CAuthority(url: url("https://x.b2clogin.com/x.onmicrosoft.com/B2C_1_a"), validateFormat: true),
+        assertMSALFailure(
+            try MSALB2CAuthority(
+                url: fixtureURL("https://x.b2clogin.com/x.onmicrosoft.com/B2C_1_a"), validateFormat: true),
             message: AuthorityError.notB2C)
-        let ciam = try MSALCIAMAuthority(url: url("https://contoso.ciamlogin.com"))
+        let ciam = try MSALCIAMAuthority(url: fixtureURL("https://contoso.ciamlogin.com"))
         XCTAssertEqual(ciam.url.absoluteString, "https://contoso.ciamlogin.com/contoso.onmicrosoft.com")
-        assertMSALError(
-            try MSALCIAMAuthority(url: url("https://login.contoso.com/t"), validateFormat: true),
+        assertMSALFailure(
+            try MSALCIAMAuthority(url: fixtureURL("https://login.contoso.com/t"), validateFormat: true),
             message: AuthorityError.notCIAM)
         XCTAssertEqual(
-            try MSALADFSAuthority(url: url("https://fs.contoso.com/adfs/")).url.absoluteString,
+            try MSALADFSAuthority(url: fixtureURL("https://fs.contoso.com/adfs/")).url.absoluteString,
             "https://fs.contoso.com/adfs")
         XCTAssertEqual(
-            try MSALOIDCAuthority(issuer: url("https://accounts.example.com/")).url.absoluteString,
+            try MSALOIDCAuthority(issuer: fixtureURL("https://accounts.example.com/")).url.absoluteString,
             "https://accounts.example.com")
-        XCTAssertEqual(try MSALOIDCAuthority(url: url("https://idp.example.com/realms/x")).model.kind, .oidc)
+        XCTAssertEqual(try MSALOIDCAuthority(url: fixtureURL("https://idp.example.com/realms/x")).model.kind, .oidc)
     }
 
     func testErrorsAreRealNSErrors() {
         do {
-            _ = try MSALAADAuthority(url: url("http://login.microsoftonline.com/common"))
+            _ = try MSALAADAuthority(url: fixtureURL("http://login.microsoftonline.com/common"))
             XCTFail("expected an error")
         } catch let error as NSError {
             XCTAssertEqual(error.domain, MSALErrorDomain)

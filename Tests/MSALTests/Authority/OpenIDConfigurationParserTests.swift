@@ -4,7 +4,7 @@ import XCTest
 @testable import MSAL
 
 final class OpenIDConfigurationParserTests: XCTestCase {
-    private let commonURL = url("https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration")
+    private let commonURL = fixtureURL("https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration")
 
     private func document(_ fields: [String: Any]) -> Data {
         var object: [String: Any] = [
@@ -43,7 +43,7 @@ final class OpenIDConfigurationParserTests: XCTestCase {
 
         let tenanted = try OpenIDConfigurationParser.parse(
             document([:]),
-            configurationURL: url(
+            configurationURL: fixtureURL(
                 "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0/.well-known/openid-configuration"
             ))
         XCTAssertEqual(tenanted.issuer, "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0")
@@ -52,7 +52,7 @@ final class OpenIDConfigurationParserTests: XCTestCase {
     func testOptionalFieldsAndPlainIssuers() throws {
         let configuration = try OpenIDConfigurationParser.parse(
             document(["issuer": "https://accounts.example.com", "end_session_endpoint": NSNull()]),
-            configurationURL: url("https://accounts.example.com/.well-known/openid-configuration"))
+            configurationURL: fixtureURL("https://accounts.example.com/.well-known/openid-configuration"))
         XCTAssertEqual(configuration.issuer, "https://accounts.example.com")
         XCTAssertNil(configuration.endSessionEndpoint)
         XCTAssertNil(configuration.deviceAuthorizationEndpoint)
@@ -62,7 +62,7 @@ final class OpenIDConfigurationParserTests: XCTestCase {
             "issuer": "http://127.0.0.1:5556", "jwks_uri": NSNull(),
         ])
         let loopback = try OpenIDConfigurationParser.parse(
-            nulls, configurationURL: url("http://127.0.0.1:5556/.well-known/openid-configuration"))
+            nulls, configurationURL: fixtureURL("http://127.0.0.1:5556/.well-known/openid-configuration"))
         XCTAssertEqual(loopback.tokenEndpoint.absoluteString, "http://localhost:5556/token")
         XCTAssertNil(loopback.jwksURI)
     }
@@ -79,12 +79,12 @@ final class OpenIDConfigurationParserTests: XCTestCase {
             (["device_authorization_endpoint": 1], #line), (["jwks_uri": "javascript:alert(1)"], #line),
         ]
         for row in table {
-            assertMSALError(
+            assertMSALFailure(
                 try OpenIDConfigurationParser.parse(document(row.fields), configurationURL: commonURL),
                 internalCode: -42_600, "\(row.fields)", line: row.line)
         }
         for body in ["", "nope", "[]", "[{\"issuer\": \"x\"}]", "\"x\"", "null", "{}"] {
-            assertMSALError(
+            assertMSALFailure(
                 try OpenIDConfigurationParser.parse(Data(body.utf8), configurationURL: commonURL),
                 internalCode: -42_600, body)
         }
@@ -92,7 +92,7 @@ final class OpenIDConfigurationParserTests: XCTestCase {
 
     func testErrorBody() {
         let body = #"{"error": "invalid_tenant", "error_description": "AADSTS90002: Tenant 'x' not found."}"#
-        assertMSALError(
+        assertMSALFailure(
             try OpenIDConfigurationParser.parse(Data(body.utf8), configurationURL: commonURL), internalCode: -42_010,
             message: "Reading the OpenID configuration of the authority failed (invalid_tenant: AADSTS90002: Tenant "
                 + "'x' not found.). Check the authority URL and its tenant.")

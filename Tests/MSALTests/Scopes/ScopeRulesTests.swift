@@ -42,7 +42,7 @@ final class ScopeRulesTests: XCTestCase {
             "{(openid, profile, \"offline_access\")} are reserved scopes and may not be specified in the acquire token call."
         XCTAssertEqual(ScopeRules.reservedScopesMessage, message)
         for scopes in [["openid"], ["user.read", "profile"], ["offline_access", "mail.read"]] {
-            assertMSALError(
+            assertMSALFailure(
                 try ScopeRules.requestScopes(scopes, clientId: clientId, authority: aad), message: message, "\(scopes)")
         }
         for scopes in [["OpenID"], ["Profile"], ["OFFLINE_ACCESS"], [" openid"], ["email"]] {
@@ -57,13 +57,13 @@ final class ScopeRulesTests: XCTestCase {
             aad, try Authority.ciam("https://x.ciamlogin.com", validateFormat: true),
             try Authority.adfs("https://fs.contoso.com/adfs"), try Authority.oidc(issuer: "https://a.example.com"),
         ] {
-            assertMSALError(
+            assertMSALFailure(
                 try ScopeRules.requestScopes(["user.read", clientId], clientId: clientId, authority: authority),
                 message: "Passing clientId \(clientId) as scope is not supported by \(authority.urlString). "
                     + "Please remove \(clientId) from your scopes list")
         }
         XCTAssertNoThrow(try ScopeRules.requestScopes([clientId.uppercased()], clientId: clientId, authority: aad))
-        assertMSALError(
+        assertMSALFailure(
             try ScopeRules.requestScopes(["openid", clientId], clientId: clientId, authority: aad),
             message: ScopeRules.reservedScopesMessage)
     }
