@@ -1,0 +1,22 @@
+import Foundation
+
+extension Authority {
+    /// Checks the scheme rule of the application layer: `https` always passes; `http` on a
+    /// loopback host (127.0.0.1, ::1, localhost) passes only when this authority is listed in
+    /// `knownAuthorities` (same kind, same normalized URL), for tests and emulators.
+    ///
+    /// - Throws: an invalid-parameter error (-50000, internal -42000) naming the authority.
+    func validateScheme(knownAuthorities: [Authority], correlationId: UUID? = nil) throws {
+        guard isLoopbackHTTP else { return }
+        guard knownAuthorities.contains(self) else {
+            throw AuthorityError.invalidParameter(
+                AuthorityError.loopbackHTTPNotKnown(urlString), correlationId: correlationId)
+        }
+    }
+
+    /// Whether this authority is listed in `knownAuthorities` (same kind and normalized URL), which
+    /// makes it "developer known": MSAL then skips authority validation for it.
+    func isListed(in knownAuthorities: [Authority]) -> Bool {
+        knownAuthorities.contains(self)
+    }
+}

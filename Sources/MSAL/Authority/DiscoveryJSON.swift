@@ -1,0 +1,48 @@
+import Foundation
+
+/// Strict reading of the small JSON documents of discovery. `JSONSerialization` hands numbers
+/// and booleans over as `NSNumber`, which `as? Bool` on Linux accepts for any number; here a
+/// string is only a string and an array of strings only that.
+struct DiscoveryJSON {
+    let object: [String: Any]
+
+    /// The top-level object of `data`, or `nil` when `data` is not JSON or not an object.
+    init?(_ data: Data) {
+        guard let value = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let object = value as? [String: Any]
+        else { return nil }
+        self.object = object
+    }
+
+    init(object: [String: Any]) {
+        self.object = object
+    }
+
+    /// Whether `key` is present with any value other than JSON `null`.
+    func has(_ key: String) -> Bool {
+        guard let value = object[key] else { return false }
+        return !(value is NSNull)
+    }
+
+    /// The string under `key`, or `nil` when absent or not a string.
+    func string(_ key: String) -> String? {
+        guard let value = object[key], !(value is NSNumber) else { return nil }
+        return value as? String
+    }
+
+    /// The array under `key`, or `nil` when absent or not an array.
+    func array(_ key: String) -> [Any]? {
+        object[key] as? [Any]
+    }
+
+    /// The elements of `array` when every one is a string.
+    static func strings(_ array: [Any]) -> [String]? {
+        var result: [String] = []
+        result.reserveCapacity(array.count)
+        for element in array {
+            guard !(element is NSNumber), let string = element as? String else { return nil }
+            result.append(string)
+        }
+        return result
+    }
+}
