@@ -164,7 +164,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         XCTAssertEqual(proxy.tunnels, ["127.0.0.1:\(server.port)"])
 
         setenv("no_proxy", "127.0.0.1", 1)
-        let direct = try await try makeTransport(retries: 0).send(HTTPRequest(url: url(server, "direct")))
+        let direct = try await makeTransport(retries: 0).send(HTTPRequest(url: url(server, "direct")))
         XCTAssertEqual(direct.statusCode, 200)
         XCTAssertEqual(proxy.tunnels.count, 1)
         XCTAssertEqual(server.requestCount, 2)
