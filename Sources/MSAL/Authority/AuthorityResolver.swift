@@ -1,0 +1,144 @@
+import Foundation
+
+/// What discovery learned about an authority, ready for requests and cache lookups.
+struct ResolvedAuthority: Sendable {
+    /// The authority as requested.
+    let authority: Authority
+    /// The authority on the host requests go to (instance discovery's `preferred_network`).
+    let networkAuthority: Authority
+    /// The environment tokens are written under (`preferred_cache`).
+    let cacheEnvironment: String
+    /// The environments to look tokens up under, in MSAL's order.
+    let cacheLookupEnvironments: [String]
+    /// Every alias of the authority's cloud.
+    let aliases: [String]
+    /// The provider's endpoints.
+    let configuration: OpenIDConfiguration
+}
+
+/// Resolves authorities: instance discovery for AAD (trusted hosts, aliases, `preferred_network`
+/// and `preferred_cache`), validation for B2C, and tenant discovery (openid-configuration) for
+/// every kind. Results are cached in memory and, through ``DiscoveryCacheStorage``, in the token
+/// cache file; one request is in flight per URL.
+final class AuthorityResolver: Sendable {
+    private let transport: any HTTPTransport
+    let cache: DiscoveryCache
+
+    init(transport: any HTTPTransport, cache: DiscoveryCache = DiscoveryCache()) {
+        self.transport = transport
+        self.cache = cache
+    }
+
+    /// Resolves `authority` for a request.
+    ///
+    /// - Parameter knownAuthorities: the app's `knownAuthorities`; listed authorities are trusted
+    ///   without validation (and may use `http` on loopback).
+    /// - Throws: -50000 with internal -42010 when the authority fails validation
+    ///   (`invalid_instance`, a B2C host that is not listed), -42600 for a malformed discovery
+    ///   document, -42007 for an unexpected HTTP status, or an `NSURLErrorDomain` error.
+    func resolve(_ authority: Authority, knownAuthorities: [Authority], correlationId: UUID) async throws
+        -> ResolvedAuthority
+    {
+        try authority.validateScheme(knownAuthorities: knownAuthorities, correlationId: correlationId)
+        let developerKnown = authority.isListed(in: knownAuthorities)
+        var network = authority
+        var cacheEnvironment = authority.environment
+        var lookup = [authority.environment]
+        var aliases = [authority.environment]
+
+        switch authority.kind {
+        case .aad:
+            if let discoveryURL = authority.instanceDiscoveryURL(isDeveloperKnown: developerKnown) {
+                do {
+                    let environment = authority.environment
+                    let body = try await fetch(discoveryURL, correlationId: correlationId) { body in
+                        do {
+                            _ = try InstanceDiscoveryParser.parse(body, requestedEnvironment: environment)
+                            return true
+                        } catch {
+                            return InstanceDiscoveryParser.isInvalidInstance(error as NSError)
+                        }
+                    }
+                    let metadata = try InstanceDiscoveryParser.parse(
+                        body, requestedEnvironment: environment, correlationId: correlationId)
+                    network = try authority.withEnvironment(
+                        metadata.preferredNetwork(for: environment), correlationId: correlationId)
+                    cacheEnvironment = metadata.preferredCache(for: environment)
+                    lookup = metadata.cacheLookupEnvironments(for: environment)
+                    aliases = metadata.aliases(of: environment)
+                } catch  where developerKnown && !Self.isCancellation(error) {
+                    // MSAL does not validate authorities the developer listed: a failed discovery
+                    // leaves the authority as it is.
+                    let code = (error as NSError).code
+                    Log.warning(
+                        "Instance discovery failed (\(code)) for a known authority; using it as is",
+                        correlationId: correlationId)
+                }
+            }
+        case .b2c:
+            guard developerKnown || authority.isTrustedMicrosoftHost else {
+                throw MSALErrors.make(
+                    .internalErrorFailedAuthorityValidation,
+                    "Authority validation is not supported for B2C authorities on \(authority.host). "
+                        + "Add the authority to MSALPublicClientApplicationConfig.knownAuthorities.",
+                    ErrorDetails(correlationId: correlationId))
+            }
+        case .ciam, .adfs, .oidc:
+            break
+        }
+
+        let configurationURL = network.openIDConfigurationURL
+        let body = try await fetch(configurationURL, correlationId: correlationId) { body in
+            (try? OpenIDConfigurationParser.parse(body, configurationURL: configurationURL)) != nil
+        }
+        let configuration = try OpenIDConfigurationParser.parse(
+            body, configurationURL: configurationURL, correlationId: correlationId)
+        Log.verbose("Resolved authority on \(network.environment)", correlationId: correlationId)
+        return ResolvedAuthority(
+            authority: authority,
+            networkAuthority: network,
+            cacheEnvironment: cacheEnvironment,
+            cacheLookupEnvironments: lookup,
+            aliases: aliases,
+            configuration: configuration)
+    }
+
+    /// A discovery document: cached, or fetched once however many callers ask.
+    ///
+    /// A 200 body, or a 400 body that is an OAuth error object, is an answer for the parser; it
+    /// is cached only when `isCacheable` says so (a valid document, or `invalid_instance`, so an
+    /// invalid authority is not asked about again). Other statuses fail without caching.
+    private func fetch(
+        _ url: URL, correlationId: UUID, isCacheable: @escaping @Sendable (Data) -> Bool
+    ) async throws -> Data {
+        let transport = transport
+        return try await cache.body(for: url) {
+            let response = try await transport.send(HTTPRequest(url: url, correlationId: correlationId))
+            switch response.statusCode {
+            case 200:
+                return (response.body, isCacheable(response.body))
+            case 400 where Self.isOAuthErrorBody(response.body):
+                return (response.body, isCacheable(response.body))
+            default:
+                throw MSALErrors.make(
+                    .internalErrorUnhandledResponse,
+                    "Discovery at \(url.withoutQuery) answered HTTP \(response.statusCode). "
+                        + "Check the authority URL and the network.",
+                    ErrorDetails(
+                        httpStatusCode: response.statusCode,
+                        httpHeaders: response.headers.dictionary,
+                        correlationId: correlationId))
+            }
+        }
+    }
+
+    private static func isOAuthErrorBody(_ body: Data) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return false }
+        return object["error"] is String
+    }
+
+    private static func isCancellation(_ error: any Error) -> Bool {
+        let nsError = error as NSError
+        return nsError.domain == NSURLErrorDomain && nsError.code == NSURLErrorCancelled
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import MSALNative
+
+/// A discovery response kept for reuse: the raw body as the server sent it, and when it expires.
+///
+/// Raw bodies (not parsed values) are kept so a persisted entry goes through the same parser and
+/// validation as a fresh one.
+struct DiscoveryCacheEntry: Sendable, Equatable {
+    /// The response body (a JSON object, possibly an error object such as `invalid_instance`).
+    var body: Data
+    /// When the entry stops being used.
+    var expiresOn: Date
+}
+
+/// Where discovery results survive the process: the token cache file, so a short-lived command
+/// started a thousand times makes one discovery call, not a thousand.
+protocol DiscoveryCacheStorage: Sendable {
+    /// Every persisted entry, keyed by the lowercased request URL.
+    func loadDiscoveryEntries() -> [String: DiscoveryCacheEntry]
+    /// Persists `entry` under `key`, keeping other entries.
+    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String)
+}
+
+/// The in-memory layer over an optional persistent one, with an expiry and one request in
+/// flight per URL (concurrent resolutions of one authority share it).
+final class DiscoveryCache: Sendable {
+    private struct State {
+        var entries: [String: DiscoveryCacheEntry] = [:]
+        var loadedPersisted = false
+        var inFlight: [String: Task<DiscoveryCacheEntry, any Error>] = [:]
+    }
+
+    private enum Lookup {
+        case hit(Data)
+        case wait(Task<DiscoveryCacheEntry, any Error>)
+    }
+
+    private let state = Locked(State())
+    private let storage: (any DiscoveryCacheStorage)?
+    let lifetime: TimeInterval
+    private let now: @Sendable () -> Date
+
+    init(
+        storage: (any DiscoveryCacheStorage)? = nil,
+        lifetime: TimeInterval = 24 * 3600,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        self.lifetime = lifetime
+        self.now = now
+    }
+
+    /// The body for `url`: from memory or the persisted cache while unexpired, else from `fetch`,
+    /// which runs once however many callers ask at the same time. A fetched body is kept only
+    /// when `fetch` says it may be (`cacheable`).
+    func body(
+        for url: URL,
+        fetch: @escaping @Sendable () async throws -> (body: Data, cacheable: Bool)
+    ) async throws -> Data {
+        let key = url.absoluteString.lowercased()
+        let current = now()
+        let persisted: [String: DiscoveryCacheEntry]? =
+            state.withLock { $0.loadedPersisted } ? nil : storage?.loadDiscoveryEntries()
+        let found: Lookup = state.withLock { shared in
+            if let persisted, !shared.loadedPersisted {
+                shared.loadedPersisted = true
+                shared.entries.merge(persisted) { memory, _ in memory }
+            }
+            if let entry = shared.entries[key], entry.expiresOn > current {
+                return .hit(entry.body)
+            }
+            if let task = shared.inFlight[key] {
+                return .wait(task)
+            }
+            let task = Task<DiscoveryCacheEntry, any Error> { [self] in
+                defer { state.withLock { _ = $0.inFlight.removeValue(forKey: key) } }
+                let (body, cacheable) = try await fetch()
+                let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
+                if cacheable {
+                    state.withLock { $0.entries[key] = entry }
+                    storage?.saveDiscoveryEntry(entry, forKey: key)
+                }
+                return entry
+            }
+            shared.inFlight[key] = task
+            return .wait(task)
+        }
+        switch found {
+        case .hit(let body): return body
+        case .wait(let task): return try await task.value.body
+        }
+    }
+
+    /// Forgets every in-memory entry (the persisted ones are reloaded on next use).
+    func removeAll() {
+        state.withLock {
+            $0.entries.removeAll()
+            $0.loadedPersisted = false
+        }
+    }
+}
