@@ -1,0 +1,132 @@
+import Foundation
+import MSALNative
+import XCTest
+
+@testable import MSAL
+
+final class TokenResponseTests: XCTestCase {
+    private let now = Date(timeIntervalSince1970: 1_800_000_000.7)
+
+    private func parse(_ json: String) throws -> TokenResponse {
+        try TokenResponse(body: Data(json.utf8), now: now)
+    }
+
+    func testFieldsAndTimesFromSeconds() throws {
+        let response = try parse(
+            #"{"token_type":"Bearer","scope":"User.Read openid","expires_in":3599,"ext_expires_in":"7200","#
+                + #""refresh_in":1800,"access_token":"at","refresh_token":"rt","id_token":"a.b.c","client_info":"ci","#
+                + #""foci":"1","correlation_id":"c1","extra":true}"#)
+        XCTAssertEqual(response.tokenType, "Bearer")
+        XCTAssertEqual(response.scope, "User.Read openid")
+        XCTAssertEqual(response.accessToken, "at")
+        XCTAssertEqual(response.refreshToken, "rt")
+        XCTAssertEqual(response.idToken, "a.b.c")
+        XCTAssertEqual(response.clientInfo, "ci")
+        XCTAssertEqual(response.familyId, "1")
+        XCTAssertEqual(response.correlationId, "c1")
+        XCTAssertEqual(response.cachedAt.timeIntervalSince1970, 1_800_000_000)
+        XCTAssertEqual(response.expiresOn.timeIntervalSince1970, 1_800_003_599)
+        XCTAssertEqual(response.extendedExpiresOn?.timeIntervalSince1970, 1_800_007_200)
+        XCTAssertEqual(response.refreshOn?.timeIntervalSince1970, 1_800_001_800)
+        XCTAssertEqual(response.fields["extra"], .bool(true))
+    }
+
+    func testExpiresOnWinsOverExpiresInAndMissingMeansOneHour() throws {
+        let explicit = try parse(#"{"access_token":"at","expires_on":"1800000100","expires_in":5}"#)
+        XCTAssertEqual(explicit.expiresOn.timeIntervalSince1970, 1_800_000_100)
+        let missing = try parse(#"{"access_token":"at"}"#)
+        XCTAssertEqual(missing.expiresOn.timeIntervalSince1970, 1_800_003_600)
+        XCTAssertNil(missing.refreshOn)
+        XCTAssertNil(missing.extendedExpiresOn)
+        XCTAssertEqual(missing.tokenType, "Bearer")
+    }
+
+    func testRejectsWhatIsNotATokenResponse() {
+        for body in ["", "[]", "not json", #"{"error":"invalid_grant"}"#, #"{"token_type":"Bearer"}"#] {
+            XCTAssertThrowsError(try parse(body), body) { error in
+                let nsError = error as NSError
+                XCTAssertEqual(nsError.domain, MSALErrorDomain)
+                XCTAssertEqual(nsError.userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
+            }
+        }
+    }
+
+    func testIdTokenOnlyResponseIsAccepted() throws {
+        XCTAssertNil(try parse(#"{"id_token":"a.b.c"}"#).accessToken)
+    }
+}
+
+final class ClientInfoTests: XCTestCase {
+    func testHomeAccountIdIsTrimmedAndLowercased() throws {
+        let raw = Base64URL.encode(Array(#"{"uid":" ABC ","utid":"Tenant-1"}"#.utf8))
+        let info = try ClientInfo(raw: raw)
+        XCTAssertEqual(info.uid, " ABC ")
+        XCTAssertEqual(info.homeAccountId, "abc.tenant-1")
+        XCTAssertEqual(info.raw, raw)
+    }
+
+    func testPaddedValueIsAccepted() throws {
+        let raw = Base64URL.encode(Array(#"{"uid":"u","utid":"t"}"#.utf8)) + "=="
+        XCTAssertEqual(try ClientInfo(raw: raw).homeAccountId, "u.t")
+    }
+
+    func testMalformedValuesAreRejected() {
+        for raw in ["", "!!!", Base64URL.encode(Array("[]".utf8)), Base64URL.encode(Array(#"{"uid":"u"}"#.utf8))] {
+            XCTAssertThrowsError(try ClientInfo(raw: raw), raw)
+        }
+    }
+}
+
+final class IDTokenClaimsTests: XCTestCase {
+    private func token(_ claims: [String: Any]) -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8))
+        let payload = Base64URL.encode(Array((try? JSONSerialization.data(withJSONObject: claims)) ?? Data()))
+        return header + "." + payload + "."
+    }
+
+    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func testAccountClaims() throws {
+        let claims = try IDTokenClaims(
+            raw: token(["oid": "o1", "sub": "s1", "tid": "t1", "preferred_username": "a@b.c", "name": "A"]))
+        XCTAssertEqual(claims.uniqueId, "o1")
+        XCTAssertEqual(claims.tenantId, "t1")
+        XCTAssertEqual(claims.preferredUsername, "a@b.c")
+        XCTAssertEqual(claims.name, "A")
+        XCTAssertEqual(try IDTokenClaims(raw: token(["sub": "s1"])).uniqueId, "s1")
+    }
+
+    func testValidationChecksAudienceIssuerNonceAndExpiry() throws {
+        let good: [String: Any] = [
+            "aud": "client", "iss": "https://idp/t/v2.0", "nonce": "n1", "exp": 1_800_000_100,
+        ]
+        try IDTokenClaims(raw: token(good)).validate(
+            clientId: "client", issuer: "https://idp/t/v2.0", nonce: "n1", now: now)
+        try IDTokenClaims(raw: token(good.merging(["aud": ["x", "client"]]) { $1 }))
+            .validate(clientId: "client", issuer: nil, nonce: "n1", now: now)
+
+        let cases: [(String, [String: Any])] = [
+            ("audience", ["aud": "other"]),
+            ("issuer", ["iss": "https://evil/t/v2.0"]),
+            ("nonce", ["nonce": "n2"]),
+            ("expired", ["exp": 1_799_999_000]),
+        ]
+        for (name, change) in cases {
+            let claims = try IDTokenClaims(raw: token(good.merging(change) { $1 }))
+            XCTAssertThrowsError(
+                try claims.validate(clientId: "client", issuer: "https://idp/t/v2.0", nonce: "n1", now: now), name
+            ) { error in
+                XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
+            }
+        }
+        var withoutNonce = good
+        withoutNonce["nonce"] = nil
+        XCTAssertThrowsError(
+            try IDTokenClaims(raw: token(withoutNonce)).validate(clientId: "client", issuer: nil, nonce: "n1", now: now)
+        )
+    }
+
+    func testMalformedTokenIsRejected() {
+        XCTAssertThrowsError(try IDTokenClaims(raw: "not-a-jwt"))
+    }
+}
