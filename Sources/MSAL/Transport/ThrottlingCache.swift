@@ -1,0 +1,141 @@
+import Foundation
+import MSALNative
+
+/// Client-side throttling of silent refresh-token requests, as MSAL does it (reference §6):
+///
+/// - After HTTP 429, any 5xx, or a response with `Retry-After`, an identical request (same client,
+///   token endpoint, refresh token and scopes: the *strict* thumbprint) is answered from here with
+///   the same error for `Retry-After` seconds (a number or an HTTP date), 60 s by default, at most
+///   3600 s.
+/// - After an error that needs the user (any OAuth error, -50002, -50003, -50004), the identical
+///   request (every body parameter and the endpoint except `grant_type`: the *full* thumbprint) is
+///   answered from here for 120 s, or until an interactive sign-in succeeds.
+///
+/// The answered error carries ``MSALThrottlingCacheHitKey`` = 1. At most 1,000 entries are kept
+/// (least recently used dropped).
+final class ThrottlingCache: Sendable {
+    static let defaultRetryAfter: TimeInterval = 60
+    static let maximumRetryAfter: TimeInterval = 3600
+    static let userInteractionWindow: TimeInterval = 120
+    static let capacity = 1000
+
+    private struct Entry {
+        var error: NSError
+        var expiresOn: Date
+        var lastUsed: UInt64
+        var isUserInteraction: Bool
+    }
+
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+    private let now: @Sendable () -> Date
+
+    init(now: @escaping @Sendable () -> Date = { Date() }) {
+        self.now = now
+    }
+
+    /// The thumbprints of a token request: its endpoint and form parameters.
+    struct Thumbprints: Sendable {
+        let strict: String
+        let full: String
+
+        init(endpoint: URL, parameters: [(name: String, value: String)]) {
+            func value(_ name: String) -> String { parameters.first { $0.name == name }?.value ?? "" }
+            let endpointText = endpoint.absoluteString.lowercased()
+            strict = [value("client_id"), endpointText, value("refresh_token"), value("scope")]
+                .joined(separator: "\u{1F}")
+            full =
+                ([endpointText]
+                + parameters.filter { $0.name != "grant_type" }
+                .sorted { $0.name < $1.name }.map { "\($0.name)=\($0.value)" })
+                .joined(separator: "\u{1F}")
+        }
+    }
+
+    /// The cached error for a request with these thumbprints, marked as a throttling answer, or
+    /// `nil` when it may be sent.
+    func throttledError(for thumbprints: Thumbprints) -> NSError? {
+        let current = now()
+        let hit: NSError? = state.withLock { state in
+            state.clock += 1
+            for key in ["s" + thumbprints.strict, "f" + thumbprints.full] {
+                guard var entry = state.entries[key] else { continue }
+                if entry.expiresOn <= current {
+                    state.entries[key] = nil
+                    continue
+                }
+                entry.lastUsed = state.clock
+                state.entries[key] = entry
+                return entry.error
+            }
+            return nil
+        }
+        return hit.map { MSALErrors.adding([MSALThrottlingCacheHitKey: 1], to: $0) }
+    }
+
+    /// Records the outcome of a sent request that failed: throttles identical requests when the
+    /// response says so (see the type's documentation). Successes need not be recorded.
+    func record(error: NSError, statusCode: Int?, retryAfter: String?, for thumbprints: Thumbprints) {
+        let current = now()
+        let serviceBusy = statusCode.map { $0 == 429 || (500...599).contains($0) } ?? false
+        if serviceBusy || retryAfter != nil {
+            let seconds = retryAfter.flatMap { Self.retryAfterSeconds($0, now: current) } ?? Self.defaultRetryAfter
+            store("s" + thumbprints.strict, error, until: current.addingTimeInterval(seconds), userInteraction: false)
+        } else if Self.needsUserInteraction(error) {
+            store(
+                "f" + thumbprints.full, error, until: current.addingTimeInterval(Self.userInteractionWindow),
+                userInteraction: true)
+        }
+    }
+
+    /// An interactive sign-in succeeded: lift every user-interaction throttle.
+    func userInteractionSucceeded() {
+        state.withLock { state in state.entries = state.entries.filter { !$0.value.isUserInteraction } }
+    }
+
+    /// `Retry-After` as seconds from `now`: a non-negative integer, or an HTTP date; capped at
+    /// one hour; `nil` when unreadable.
+    static func retryAfterSeconds(_ value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) {
+            return seconds < 0 ? nil : min(TimeInterval(seconds), maximumRetryAfter)
+        }
+        guard let date = httpDate(trimmed) else { return nil }
+        return min(max(0, date.timeIntervalSince(now)), maximumRetryAfter)
+    }
+
+    /// An HTTP date (RFC 9110 §5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms).
+    static func httpDate(_ text: String) -> Date? {
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+
+    private static func needsUserInteraction(_ error: NSError) -> Bool {
+        guard error.domain == MSALErrorDomain else { return false }
+        if [-50002, -50003, -50004].contains(error.code) { return true }
+        return (error.userInfo[MSALOAuthErrorKey] as? String).map { !$0.isEmpty } ?? false
+    }
+
+    private func store(_ key: String, _ error: NSError, until expiry: Date, userInteraction: Bool) {
+        state.withLock { state in
+            state.clock += 1
+            state.entries[key] = Entry(
+                error: error, expiresOn: expiry, lastUsed: state.clock, isUserInteraction: userInteraction)
+            if state.entries.count > Self.capacity,
+                let oldest = state.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
+            {
+                state.entries[oldest] = nil
+            }
+        }
+    }
+}
