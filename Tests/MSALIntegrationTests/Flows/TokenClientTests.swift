@@ -6,18 +6,25 @@ import XCTest
 @testable import MSAL
 
 final class TokenClientTests: XCTestCase {
-    private func withServer(
-        _ answer: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction,
-        _ body: (TokenClient, URL, LoopbackHTTPSServer) async throws -> Void
-    ) async throws {
+    private var server: LoopbackHTTPSServer?
+
+    override func tearDown() {
+        server?.stop()
+    }
+
+    /// A token client and endpoint on a fresh server answering with `answer`.
+    private func serve(_ answer: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction) throws
+        -> (TokenClient, URL)
+    {
         let server = try LoopbackHTTPSServer(handler: answer)
-        defer { server.stop() }
+        self.server = server
         let transport = try CurlHTTPTransport(
             configuration: .init(
                 caFile: server.certificateAuthority.certificateFile, retryPolicy: RetryPolicy(retryCount: 0)))
-        try await body(
+        return (
             TokenClient(transport: transport, now: { Date() }),
-            server.baseURL.appendingPathComponent("t/oauth2/v2.0/token"), server)
+            server.baseURL.appendingPathComponent("t/oauth2/v2.0/token")
+        )
     }
 
     private func request(_ endpoint: URL) -> TokenRequest {
@@ -30,14 +37,14 @@ final class TokenClientTests: XCTestCase {
 
     func testSuccessSendsTheGrantAndParsesTheTokens() async throws {
         let seen = Locked<HTTPServerRequest?>(nil)
-        try await withServer({ request in
+        let (client, endpoint) = try serve({ request in
             seen.withLock { $0 = request }
             return .respond(
                 .json(status: 200, data: Data(#"{"access_token":"at","expires_in":3600,"scope":"User.Read"}"#.utf8)))
-        }) { client, endpoint, _ in
-            let response = try await client.redeem(request(endpoint), correlationId: UUID())
-            XCTAssertEqual(response.accessToken, "at")
-        }
+        })
+        let response = try await client.redeem(request(endpoint), correlationId: UUID())
+        XCTAssertEqual(response.accessToken, "at")
+
         let sent = try XCTUnwrap(seen.withLock { $0 })
         XCTAssertEqual(sent.queryValue("dc"), "ESTS-PUB")
         XCTAssertEqual(
@@ -51,45 +58,45 @@ final class TokenClientTests: XCTestCase {
         let body = Data(
             #"{"error":"invalid_grant","error_description":"AADSTS70000: bad","error_codes":[70000],"suberror":"bad_token"}"#
                 .utf8)
-        try await withServer({ _ in .respond(.json(status: 400, data: body)) }) { client, endpoint, _ in
-            do {
-                _ = try await client.redeem(request(endpoint), correlationId: UUID())
-                XCTFail("expected a failure")
-            } catch let error as TokenClient.Failure {
-                XCTAssertEqual(error.statusCode, 400)
-                XCTAssertEqual(error.error.userInfo[MSALOAuthErrorKey] as? String, "invalid_grant")
-                XCTAssertEqual(error.error.userInfo[MSALOAuthSubErrorKey] as? String, "bad_token")
-                XCTAssertEqual(error.error.userInfo[MSALSTSErrorCodesKey] as? [Int], [70000])
-                XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42004)
-                XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "400")
-            }
+        let (client, endpoint) = try serve({ _ in .respond(.json(status: 400, data: body)) })
+        do {
+            _ = try await client.redeem(request(endpoint), correlationId: UUID())
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error.statusCode, 400)
+            XCTAssertEqual(error.error.userInfo[MSALOAuthErrorKey] as? String, "invalid_grant")
+            XCTAssertEqual(error.error.userInfo[MSALOAuthSubErrorKey] as? String, "bad_token")
+            XCTAssertEqual(error.error.userInfo[MSALSTSErrorCodesKey] as? [Int], [70000])
+            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42004)
+            XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "400")
         }
+
     }
 
     func testOtherStatusesAreUnhandledResponsesWithRetryAfterKept() async throws {
-        try await withServer({ _ in
+        let (client, endpoint) = try serve({ _ in
             .respond(HTTPServerResponse(status: 429, headers: ["Retry-After": "12"], body: Data("slow down".utf8)))
-        }) { client, endpoint, _ in
-            do {
-                _ = try await client.redeem(request(endpoint), correlationId: UUID())
-                XCTFail("expected a failure")
-            } catch let error as TokenClient.Failure {
-                XCTAssertEqual(error.statusCode, 429)
-                XCTAssertEqual(error.retryAfter, "12")
-                XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
-                XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "429")
-            }
+        })
+        do {
+            _ = try await client.redeem(request(endpoint), correlationId: UUID())
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error.statusCode, 429)
+            XCTAssertEqual(error.retryAfter, "12")
+            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
+            XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "429")
         }
+
     }
 
     func testMalformedSuccessIsAnInvalidResponse() async throws {
-        try await withServer({ _ in .respond(.json(status: 200, data: Data("{oops".utf8))) }) { client, endpoint, _ in
-            do {
-                _ = try await client.redeem(request(endpoint), correlationId: UUID())
-                XCTFail("expected a failure")
-            } catch let error as TokenClient.Failure {
-                XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
-            }
+        let (client, endpoint) = try serve({ _ in .respond(.json(status: 200, data: Data("{oops".utf8))) })
+        do {
+            _ = try await client.redeem(request(endpoint), correlationId: UUID())
+            XCTFail("expected a failure")
+        } catch {
+            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
         }
+
     }
 }
