@@ -43,7 +43,7 @@ struct DeviceCodePoller: Sendable {
                 case "authorization_declined", "access_denied":
                     throw MSALErrors.make(
                         .userCanceled, "The user declined the sign-in on the verification page.",
-                        ErrorDetails(oauthError: oauthError, underlyingError: error.error, correlationId: correlationId)
+                        ErrorDetails(oauthError: oauthError, correlationId: correlationId, underlyingError: error.error)
                     )
                 default:
                     throw error.error
