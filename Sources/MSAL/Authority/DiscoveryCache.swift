@@ -27,15 +27,10 @@ final class DiscoveryCache: Sendable {
     private struct State {
         var entries: [String: DiscoveryCacheEntry] = [:]
         var loadedPersisted = false
-        var inFlight: [String: Task<DiscoveryCacheEntry, any Error>] = [:]
-    }
-
-    private enum Lookup {
-        case hit(Data)
-        case wait(Task<DiscoveryCacheEntry, any Error>)
     }
 
     private let state = Locked(State())
+    private let fetches = SingleFlight<String, Data>()
     private let storage: (any DiscoveryCacheStorage)?
     let lifetime: TimeInterval
     private let now: @Sendable () -> Date
@@ -58,36 +53,31 @@ final class DiscoveryCache: Sendable {
         fetch: @escaping @Sendable () async throws -> (body: Data, cacheable: Bool)
     ) async throws -> Data {
         let key = url.absoluteString.lowercased()
-        let current = now()
+        if let cached = cachedBody(for: key) { return cached }
+        return try await fetches.run(key) { [self] in
+            if let cached = cachedBody(for: key) { return cached }
+            let (body, cacheable) = try await fetch()
+            if cacheable {
+                let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
+                state.withLock { $0.entries[key] = entry }
+                storage?.saveDiscoveryEntry(entry, forKey: key)
+            }
+            return body
+        }.value
+    }
+
+    /// An unexpired body from memory, loading the persisted entries on first use.
+    private func cachedBody(for key: String) -> Data? {
         let persisted: [String: DiscoveryCacheEntry]? =
             state.withLock { $0.loadedPersisted } ? nil : storage?.loadDiscoveryEntries()
-        let found: Lookup = state.withLock { shared in
+        let current = now()
+        return state.withLock { shared in
             if let persisted, !shared.loadedPersisted {
                 shared.loadedPersisted = true
                 shared.entries.merge(persisted) { memory, _ in memory }
             }
-            if let entry = shared.entries[key], entry.expiresOn > current {
-                return .hit(entry.body)
-            }
-            if let task = shared.inFlight[key] {
-                return .wait(task)
-            }
-            let task = Task<DiscoveryCacheEntry, any Error> { [self] in
-                defer { state.withLock { _ = $0.inFlight.removeValue(forKey: key) } }
-                let (body, cacheable) = try await fetch()
-                let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
-                if cacheable {
-                    state.withLock { $0.entries[key] = entry }
-                    storage?.saveDiscoveryEntry(entry, forKey: key)
-                }
-                return entry
-            }
-            shared.inFlight[key] = task
-            return .wait(task)
-        }
-        switch found {
-        case .hit(let body): return body
-        case .wait(let task): return try await task.value.body
+            guard let entry = shared.entries[key], entry.expiresOn > current else { return nil }
+            return entry.body
         }
     }
 
