@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
+        .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-bench", targets: ["msal-bench"]),
     ],
     targets: [
@@ -47,6 +48,16 @@ let package = Package(
         .executableTarget(
             name: "msal-bench",
             dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "msal-cli",
+            dependencies: ["MSAL", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALCLITests",
+            dependencies: ["msal-cli", "MSAL"],
             swiftSettings: strictSettings
         ),
         .testTarget(
