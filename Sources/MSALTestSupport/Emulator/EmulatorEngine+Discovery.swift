@@ -138,6 +138,6 @@ extension EmulatorEngine {
 
     /// The JSON Web Key Set with the emulator's signing key.
     func keys(_ context: EmulatorRequestContext) -> HTTPServerResponse {
-        .json(["keys": [publicJWK]])
+        .json(["keys": [signingKey.publicJWK]])
     }
 }

@@ -110,7 +110,7 @@ extension EmulatorEngine {
 
     /// Signs `claims` as an RS256 JWT with the emulator's key.
     func sign(_ claims: [String: Any]) -> String {
-        let header: [String: Any] = ["alg": "RS256", "typ": "JWT", "kid": keyID]
+        let header: [String: Any] = ["alg": "RS256", "typ": "JWT", "kid": signingKey.keyID]
         let encode = { (object: [String: Any]) -> String in
             let data =
                 (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
@@ -118,7 +118,7 @@ extension EmulatorEngine {
             return Base64URL.encode(data)
         }
         let input = "\(encode(header)).\(encode(claims))"
-        let signature = (try? signingKey.sign(Array(input.utf8), algorithm: "RS256")) ?? []
+        let signature = (try? signingKey.privateKey.sign(Array(input.utf8), algorithm: "RS256")) ?? []
         return "\(input).\(Base64URL.encode(signature))"
     }
 }

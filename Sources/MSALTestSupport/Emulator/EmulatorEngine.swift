@@ -8,26 +8,13 @@ final class EmulatorEngine: Sendable {
     let state: Locked<EmulatorState>
     let clouds: [EmulatorCloud]
     let deviceVerificationURI: String
-    let signingKey: PrivateKey
-    let keyID: String
-    /// The public signing key as a JWK (`kty`, `n`, `e`, `kid`, `use`, `alg`).
-    let publicJWK: [String: String]
+    let signingKey: EmulatorSigningKey
 
     init(configuration: EntraEmulator.Configuration) throws {
         state = Locked(EmulatorState(configuration: configuration))
         clouds = configuration.clouds
         deviceVerificationURI = configuration.deviceVerificationURI
-        do {
-            signingKey = try PrivateKey(.rsa(bits: 2048))
-            keyID = Base64URL.encode(try SecureRandom.bytes(15))
-            var jwk = try signingKey.publicJWK()
-            jwk["kid"] = keyID
-            jwk["use"] = "sig"
-            jwk["alg"] = "RS256"
-            publicJWK = jwk
-        } catch {
-            throw TestSupportError("cannot create the emulator's token signing key: \(error)")
-        }
+        signingKey = try configuration.signingKey ?? EmulatorSigningKey()
     }
 
     var now: Date { state.withLock { $0.now } }

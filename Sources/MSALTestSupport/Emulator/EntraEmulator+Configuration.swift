@@ -27,6 +27,8 @@ extension EntraEmulator {
         public var deviceCodeInterval: Int
         /// The `verification_uri` of device-code responses.
         public var deviceVerificationURI: String
+        /// The key that signs tokens; `nil` makes a new one (a few hundred milliseconds).
+        public var signingKey: EmulatorSigningKey?
 
         /// The default configuration: a free port, every Microsoft cloud, the tenants, users and
         /// apps of ``EmulatorTenant/defaults``, ``EmulatorUser/defaults`` and
@@ -42,7 +44,8 @@ extension EntraEmulator {
             lifetimes: EmulatorTokenLifetimes = EmulatorTokenLifetimes(),
             refreshTokenRotation: EmulatorRefreshTokenRotation = .rotate,
             deviceCodeInterval: Int = 5,
-            deviceVerificationURI: String = "https://microsoft.com/devicelogin"
+            deviceVerificationURI: String = "https://microsoft.com/devicelogin",
+            signingKey: EmulatorSigningKey? = nil
         ) {
             self.port = port
             self.clouds = clouds
@@ -55,6 +58,7 @@ extension EntraEmulator {
             self.refreshTokenRotation = refreshTokenRotation
             self.deviceCodeInterval = deviceCodeInterval
             self.deviceVerificationURI = deviceVerificationURI
+            self.signingKey = signingKey
         }
     }
 }

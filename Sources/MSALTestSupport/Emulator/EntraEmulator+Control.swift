@@ -269,5 +269,5 @@ extension EntraEmulator {
     // MARK: Keys
 
     /// The public key that signs every token, as a JWK (`kty`, `n`, `e`, `kid`, `use`, `alg`).
-    public var signingKeyJWK: [String: String] { engine.publicJWK }
+    public var signingKeyJWK: [String: String] { engine.signingKey.publicJWK }
 }
