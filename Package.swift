@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-bench", targets: ["msal-bench"]),
+        .executable(name: "msal-emulator", targets: ["msal-emulator"]),
     ],
     targets: [
         // C: typed shims over libcurl (curl_easy_setopt and curl_easy_getinfo are variadic).
@@ -48,6 +49,12 @@ let package = Package(
         .executableTarget(
             name: "msal-bench",
             dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // A standalone Entra emulator: start, print URLs and the CA path, stop on a signal.
+        .executableTarget(
+            name: "msal-emulator",
+            dependencies: ["MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 internal import MSALNative
-import Synchronization
 
 /// The running part of a ``LoopbackHTTPSServer``: the accept thread, one thread per connection,
 /// the counters, and the stop sequence. Threads retain the core, never the public server, so
@@ -10,7 +9,7 @@ final class LoopbackServerCore: Sendable {
     let listener: TCPListener
     let tls: TLSContext
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerAction
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Entered by the accept thread and each connection thread; `stop()` waits for it.
     private let threads = DispatchGroup()
 

@@ -1,7 +1,6 @@
 import Foundation
 import MSALNative
 import MSALTestSupport
-import Synchronization
 import XCTest
 
 @testable import MSAL
@@ -69,7 +68,7 @@ final class CurlHTTPTransportTests: XCTestCase {
     // MARK: Success
 
     func testTrustedCertificateSucceedsAndClientHeadersAreSent() async throws {
-        let seen = Mutex<HTTPServerRequest?>(nil)
+        let seen = Locked<HTTPServerRequest?>(nil)
         let server = try makeServer { request in
             seen.withLock { $0 = request }
             return Self.ok
@@ -92,7 +91,7 @@ final class CurlHTTPTransportTests: XCTestCase {
     }
 
     func testFormPostArrivesEncoded() async throws {
-        let body = Mutex<String>("")
+        let body = Locked<String>("")
         let server = try makeServer { request in
             body.withLock { $0 = String(decoding: request.body, as: UTF8.self) }
             XCTAssertEqual(request.header("content-type"), "application/x-www-form-urlencoded")
@@ -122,7 +121,7 @@ final class CurlHTTPTransportTests: XCTestCase {
 
     func testConnectToServesARealHostNameFromLoopbackWithTLSVerified() async throws {
         let certificate = try authority.issueCertificate(dnsNames: ["login.microsoftonline.com"], ipAddresses: [])
-        let seenHost = Mutex<String?>(nil)
+        let seenHost = Locked<String?>(nil)
         let server = try makeServer(certificate: certificate) { request in
             seenHost.withLock { $0 = request.header("Host") }
             return Self.ok
@@ -281,7 +280,7 @@ final class CurlHTTPTransportTests: XCTestCase {
     }
 
     func testMalformedHTTPIsABadServerResponseAndTheServerKeepsServing() async throws {
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let server = try makeServer { _ in
             let call = calls.withLock { value -> Int in
                 value += 1
@@ -308,7 +307,7 @@ final class CurlHTTPTransportTests: XCTestCase {
     }
 
     func testServerErrorThenSuccess() async throws {
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let server = try makeServer { _ in
             let call = calls.withLock { value -> Int in
                 value += 1

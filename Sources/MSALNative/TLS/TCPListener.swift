@@ -1,5 +1,4 @@
 internal import Glibc
-internal import Synchronization
 
 /// A listening TCP socket on a numeric IPv4 or IPv6 address (blocking `accept`).
 ///
@@ -9,7 +8,7 @@ package final class TCPListener: Sendable {
     /// The port the socket is bound to (the ephemeral port the system chose when asked for 0).
     package let port: Int
     private let descriptor: Int32
-    private let state = Mutex(State.listening)
+    private let state = Locked(State.listening)
 
     private enum State {
         case listening

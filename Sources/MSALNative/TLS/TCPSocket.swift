@@ -1,5 +1,4 @@
 internal import Glibc
-internal import Synchronization
 
 /// A connected TCP socket (blocking). Owns its file descriptor.
 ///
@@ -9,7 +8,7 @@ internal import Synchronization
 package final class TCPSocket: Sendable {
     /// The file descriptor. Valid until ``close()``.
     let descriptor: Int32
-    private let isClosed = Mutex(false)
+    private let isClosed = Locked(false)
 
     /// Takes ownership of a connected socket descriptor.
     init(descriptor: Int32) {

@@ -1,0 +1,124 @@
+import Foundation
+import MSALNative
+
+/// What a successful grant hands to ``EmulatorEngine/issueTokens(_:_:)``.
+struct TokenIssue {
+    var subject: GrantSubject
+    var scopes: [String]
+    /// Scopes declined for this grant on top of the user's remembered declines.
+    var declinedScopes: [String] = []
+    var nonce: String?
+    var clientInfo: Bool
+    /// The refresh token to hand back again instead of a new one (rotation `.reuse`).
+    var reusedRefreshToken: String?
+}
+
+extension EmulatorEngine {
+    /// Issues access, ID and refresh tokens for a grant the caller already checked, and answers
+    /// with Entra's token response.
+    func issueTokens(_ context: EmulatorRequestContext, _ issue: TokenIssue) -> HTTPServerResponse {
+        let subject = issue.subject
+        let prepared = state.withLock {
+            state -> Result<(EmulatorUser, EmulatorClient, EmulatorScopes, Bool), EntraErrorResponse> in
+            guard let user = state.user(named: subject.username), let client = state.client(subject.clientId) else {
+                return .failure(
+                    EntraErrorResponse(
+                        error: "invalid_grant", code: 50034,
+                        message: "The user account \(subject.username) does not exist in the directory."))
+            }
+            let remembered = state.declinedConsents[EmulatorState.consentKey(user.username, client.clientId)] ?? []
+            let declined = remembered.union(issue.declinedScopes.map(EmulatorScopes.key))
+            let isB2C = state.tenant(id: subject.tenantId)?.kind == .b2c
+            return EmulatorScopes.grant(issue.scopes, client: client, declined: declined).map {
+                (user, client, $0, isB2C)
+            }
+        }
+        let user: EmulatorUser
+        let client: EmulatorClient
+        let scopes: EmulatorScopes
+        let isB2C: Bool
+        switch prepared {
+        case .failure(let error): return context.errorResponse(error)
+        case .success(let value): (user, client, scopes, isB2C) = value
+        }
+        let lifetimes = state.withLock { $0.lifetimes }
+        let now = context.now
+        let iat = Int(now.timeIntervalSince1970)
+        let isADFS = context.route.style == .adfs
+        let issuerURL = issuer(context, tenantId: subject.tenantId, b2c: isB2C)
+        let objectId = user.objectId(inTenant: subject.tenantId) ?? user.objectId
+        let pairwiseSubject = isB2C ? objectId : Base64URL.encode(SHA256.hash("\(objectId)|\(client.clientId)"))
+        var body: [String: Any] = [
+            "token_type": "Bearer",
+            "scope": scopes.scopeField,
+            "expires_in": lifetimes.accessToken,
+            "ext_expires_in": lifetimes.extendedAccessToken,
+        ]
+        if let refreshIn = lifetimes.refreshIn { body["refresh_in"] = refreshIn }
+        var accessClaims: [String: Any] = [
+            "aud": scopes.resource, "iss": issuerURL, "iat": iat, "nbf": iat, "exp": iat + lifetimes.accessToken,
+            "oid": objectId, "tid": subject.tenantId, "sub": pairwiseSubject, "azp": client.clientId,
+            "appid": client.clientId, "name": user.displayName, "preferred_username": user.username,
+            "ver": "2.0", "uti": randomToken(bytes: 16),
+        ]
+        if !scopes.names.isEmpty { accessClaims["scp"] = scopes.names.joined(separator: " ") }
+        body["access_token"] = sign(accessClaims)
+        if scopes.oidcScopes.contains("openid") {
+            var idClaims: [String: Any] = [
+                "aud": client.clientId, "iss": issuerURL, "iat": iat, "nbf": iat, "exp": iat + lifetimes.idToken,
+                "sub": pairwiseSubject, "name": user.displayName,
+            ]
+            if isADFS {
+                idClaims["upn"] = user.username
+                idClaims["unique_name"] = user.username
+                idClaims["ver"] = "1.0"
+            } else {
+                idClaims["oid"] = objectId
+                idClaims["tid"] = subject.tenantId
+                idClaims["preferred_username"] = user.username
+                idClaims["ver"] = "2.0"
+            }
+            if isB2C, let policy = subject.policy {
+                idClaims["tfp"] = policy
+                idClaims["emails"] = [user.username]
+            }
+            if let nonce = issue.nonce { idClaims["nonce"] = nonce }
+            body["id_token"] = sign(idClaims)
+        }
+        if issue.clientInfo && !isADFS {
+            let uid = isB2C ? "\(user.objectId)-\((subject.policy ?? "").lowercased())" : user.objectId
+            let info = ["uid": uid, "utid": user.homeTenantId]
+            let data = (try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])) ?? Data()
+            body["client_info"] = Base64URL.encode(data)
+        }
+        if let familyId = client.familyId { body["foci"] = familyId }
+        if scopes.oidcScopes.contains("offline_access") {
+            let token = issue.reusedRefreshToken ?? randomToken(bytes: 48, prefix: "0.A")
+            state.withLock { state in
+                let expiresAt = now.addingTimeInterval(TimeInterval(lifetimes.refreshToken))
+                if issue.reusedRefreshToken != nil {
+                    state.refreshTokens[token]?.expiresAt = expiresAt
+                } else {
+                    state.refreshTokens[token] = RefreshTokenGrant(
+                        subject: subject, familyId: client.familyId, expiresAt: expiresAt)
+                }
+            }
+            body["refresh_token"] = token
+        }
+        return .json(body, headers: ["Pragma": "no-cache"])
+    }
+
+    /// Signs `claims` as an RS256 JWT with the emulator's key.
+    func sign(_ claims: [String: Any]) -> String {
+        let header: [String: Any] = ["alg": "RS256", "typ": "JWT", "kid": signingKey.keyID]
+        let encode = { (object: [String: Any]) -> String in
+            let data =
+                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data()
+            return Base64URL.encode(data)
+        }
+        let input = "\(encode(header)).\(encode(claims))"
+        let signature = (try? signingKey.privateKey.sign(Array(input.utf8), algorithm: "RS256")) ?? []
+        return "\(input).\(Base64URL.encode(signature))"
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// The scope rules of the v2.0 endpoint: one resource per token, short names are Microsoft Graph's,
+/// `/.default` means the app's registered permissions, OIDC scopes are not resource scopes.
+struct EmulatorScopes {
+    /// `openid`, `profile`, `email`, `offline_access`.
+    static let oidc: Set<String> = ["openid", "profile", "email", "offline_access"]
+
+    /// The resource of the token.
+    var resource: String
+    /// The granted resource scopes as the `scope` field returns them.
+    var granted: [String]
+    /// The granted scope names without the resource (`scp`).
+    var names: [String]
+    /// The requested OIDC scopes, in request order.
+    var oidcScopes: [String]
+
+    /// The `scope` field: granted resource scopes, then the OIDC scopes asked for.
+    var scopeField: String { (granted + oidcScopes.filter { $0 != "offline_access" }).joined(separator: " ") }
+
+    /// Splits a resource scope into resource and name (`User.Read` is Graph's).
+    static func split(_ scope: String) -> (resource: String, name: String) {
+        guard let scheme = scope.range(of: "://") else { return (EmulatorClient.graph, scope) }
+        guard let slash = scope[scheme.upperBound...].lastIndex(of: "/") else { return (scope, "") }
+        return (String(scope[..<slash]), String(scope[scope.index(after: slash)...]))
+    }
+
+    /// A comparable form: lowercased `resource/name`, trailing slashes of the resource dropped.
+    static func key(_ scope: String) -> String {
+        let (resource, name) = split(scope)
+        return "\(trimmed(resource).lowercased())/\(name.lowercased())"
+    }
+
+    static func trimmed(_ resource: String) -> String {
+        var value = Substring(resource)
+        while value.hasSuffix("/") { value = value.dropLast() }
+        return String(value)
+    }
+
+    /// Grants `requested` to `client` except the `declined` keys (see ``key(_:)``).
+    static func grant(_ requested: [String], client: EmulatorClient, declined: Set<String>)
+        -> Result<EmulatorScopes, EntraErrorResponse>
+    {
+        let oidcScopes = requested.filter { oidc.contains($0.lowercased()) }
+        let resourceScopes = requested.filter { !oidc.contains($0.lowercased()) }
+        var resources: [String] = []
+        var granted: [String] = []
+        var names: [String] = []
+        for scope in resourceScopes {
+            if scope.lowercased() == client.clientId.lowercased() {
+                // B2C: the client id as scope asks for an access token for the app itself.
+                if !resources.contains(scope) { resources.append(scope) }
+                continue
+            }
+            let (resource, name) = split(scope)
+            let base = trimmed(resource)
+            if !resources.contains(where: { $0.lowercased() == base.lowercased() }) { resources.append(base) }
+            if name == ".default" {
+                let registered = client.permissions.first { trimmed($0.key).lowercased() == base.lowercased() }
+                guard let registered, !registered.value.isEmpty else {
+                    return .failure(
+                        EntraErrorResponse(
+                            error: "invalid_scope", code: 70011,
+                            message: "The provided value for the input parameter 'scope' is not valid. The "
+                                + "application '\(client.clientId)' has no permissions registered for '\(base)'."))
+                }
+                for permission in registered.value where !declined.contains(key("\(base)/\(permission)")) {
+                    granted.append("\(trimmed(registered.key))/\(permission)")
+                    names.append(permission)
+                }
+            } else if !declined.contains(key(scope)) {
+                granted.append(scope)
+                names.append(name)
+            }
+        }
+        if resources.count > 1 {
+            return .failure(
+                EntraErrorResponse(
+                    error: "invalid_scope", code: 28000,
+                    message: "Provided value for the input parameter scope is not valid because it contains more "
+                        + "than one resource. Scope \(requested.joined(separator: " ")) is not valid."))
+        }
+        return .success(
+            EmulatorScopes(
+                resource: resources.first ?? EmulatorClient.graph, granted: granted, names: names,
+                oidcScopes: oidcScopes))
+    }
+}

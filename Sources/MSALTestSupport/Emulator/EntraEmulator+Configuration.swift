@@ -1,0 +1,64 @@
+extension EntraEmulator {
+    /// How an emulator starts: port, clouds, directory contents, lifetimes and behaviour. Everything
+    /// except ``port``, ``clouds`` and ``additionalHostNames`` can also be changed while it runs.
+    public struct Configuration: Sendable {
+        /// The port on 127.0.0.1, or 0 for a free one.
+        public var port: Int
+        /// The clouds it poses as; every alias is in its certificate and ``EntraEmulator/connectTo``.
+        public var clouds: [EmulatorCloud]
+        /// More host names for the certificate (a custom B2C or CIAM domain). `localhost`,
+        /// `127.0.0.1`, `::1`, the cloud aliases, `*.b2clogin.com`, `*.ciamlogin.com` and the AD FS
+        /// tenants' domains are always included.
+        public var additionalHostNames: [String]
+        /// The tenants.
+        public var tenants: [EmulatorTenant]
+        /// The users.
+        public var users: [EmulatorUser]
+        /// The applications.
+        public var clients: [EmulatorClient]
+        /// Who signs in when nothing else decides (no `login_hint`, no session, no script).
+        public var defaultUsername: String?
+        /// Token lifetimes.
+        public var lifetimes: EmulatorTokenLifetimes
+        /// What the refresh-token grant does with the token it redeems.
+        public var refreshTokenRotation: EmulatorRefreshTokenRotation
+        /// The device-code polling `interval` in seconds; a poll sooner than this after the previous
+        /// one gets `slow_down` (0 turns the check off).
+        public var deviceCodeInterval: Int
+        /// The `verification_uri` of device-code responses.
+        public var deviceVerificationURI: String
+        /// The key that signs tokens; `nil` makes a new one (a few hundred milliseconds).
+        public var signingKey: EmulatorSigningKey?
+
+        /// The default configuration: a free port, every Microsoft cloud, the tenants, users and
+        /// apps of ``EmulatorTenant/defaults``, ``EmulatorUser/defaults`` and
+        /// ``EmulatorClient/defaults``, Alice as the default user, Entra's lifetimes.
+        public init(
+            port: Int = 0,
+            clouds: [EmulatorCloud] = EmulatorCloud.all,
+            additionalHostNames: [String] = [],
+            tenants: [EmulatorTenant] = EmulatorTenant.defaults,
+            users: [EmulatorUser] = EmulatorUser.defaults,
+            clients: [EmulatorClient] = EmulatorClient.defaults,
+            defaultUsername: String? = EmulatorUser.alice.username,
+            lifetimes: EmulatorTokenLifetimes = EmulatorTokenLifetimes(),
+            refreshTokenRotation: EmulatorRefreshTokenRotation = .rotate,
+            deviceCodeInterval: Int = 5,
+            deviceVerificationURI: String = "https://microsoft.com/devicelogin",
+            signingKey: EmulatorSigningKey? = nil
+        ) {
+            self.port = port
+            self.clouds = clouds
+            self.additionalHostNames = additionalHostNames
+            self.tenants = tenants
+            self.users = users
+            self.clients = clients
+            self.defaultUsername = defaultUsername
+            self.lifetimes = lifetimes
+            self.refreshTokenRotation = refreshTokenRotation
+            self.deviceCodeInterval = deviceCodeInterval
+            self.deviceVerificationURI = deviceVerificationURI
+            self.signingKey = signingKey
+        }
+    }
+}
