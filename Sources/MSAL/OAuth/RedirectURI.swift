@@ -55,6 +55,7 @@ struct RedirectURI: Sendable, Hashable, CustomStringConvertible {
     init(validating configured: String?, customWebview: Bool, correlationId: UUID? = nil) throws {
         let text = (configured ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         let string = text.isEmpty ? Self.defaultLoopback : text
+        let shown = Redaction.url(string)
         func fail(_ reason: String) -> NSError {
             MSALErrors.make(
                 .internalErrorInvalidRedirectURI, reason, ErrorDetails(correlationId: correlationId))
@@ -69,12 +70,12 @@ struct RedirectURI: Sendable, Hashable, CustomStringConvertible {
             let components = URLComponents(string: string)
         else {
             throw fail(
-                "The redirect URI '\(Redaction.url(string))' is not a valid URI. Use http://localhost, or "
+                "The redirect URI '\(shown)' is not a valid URI. Use http://localhost, or "
                     + "myapp://auth with a custom web view.")
         }
         guard let rawScheme = components.scheme, !rawScheme.isEmpty else {
             throw fail(
-                "The redirect URI '\(Redaction.url(string))' has no scheme. Use http://localhost, or myapp://auth "
+                "The redirect URI '\(shown)' has no scheme. Use http://localhost, or myapp://auth "
                     + "with a custom web view.")
         }
         if components.fragment != nil {
@@ -91,27 +92,27 @@ struct RedirectURI: Sendable, Hashable, CustomStringConvertible {
         switch scheme {
         case "http":
             guard !host.isEmpty else {
-                throw fail("The redirect URI '\(string)' has no host. Use http://localhost.")
+                throw fail("The redirect URI '\(shown)' has no host. Use http://localhost.")
             }
             guard Self.loopbackHosts.contains(host) else {
                 throw fail(
-                    "The redirect URI '\(string)' uses http on the host '\(host)'. http is allowed only on a "
+                    "The redirect URI '\(shown)' uses http on the host '\(host)'. http is allowed only on a "
                         + "loopback address (http://localhost, http://127.0.0.1 or http://[::1], with an optional "
                         + "port and path); use https for any other host.")
             }
             if let port = components.port, !(1...65535).contains(port) {
                 throw fail(
-                    "The redirect URI '\(string)' has the port \(port). Use a port in 1...65535, or omit the port "
+                    "The redirect URI '\(shown)' has the port \(port). Use a port in 1...65535, or omit the port "
                         + "(http://localhost) so a free one is chosen when the sign-in starts.")
             }
             kind = .loopback(port: components.port)
         case "https":
             guard !host.isEmpty else {
-                throw fail("The redirect URI '\(string)' has no host. Add one, such as https://contoso.com/auth.")
+                throw fail("The redirect URI '\(shown)' has no host. Add one, such as https://contoso.com/auth.")
             }
             guard customWebview else {
                 throw fail(
-                    "The redirect URI '\(string)' is https, which the system browser cannot hand back to this app. "
+                    "The redirect URI '\(shown)' is https, which the system browser cannot hand back to this app. "
                         + "Use http://localhost (register it for the app as a mobile and desktop platform redirect "
                         + "URI), or set MSALWebviewParameters.customWebview to a web view that catches the redirect.")
             }
@@ -119,15 +120,15 @@ struct RedirectURI: Sendable, Hashable, CustomStringConvertible {
         default:
             if scheme.hasPrefix("msauth.") && host != "auth" {
                 throw fail(
-                    "The redirect URI '\(string)' uses the msauth scheme without the host 'auth'. Use \(scheme)://auth."
+                    "The redirect URI '\(shown)' uses the msauth scheme without the host 'auth'. Use \(scheme)://auth."
                 )
             }
             guard !host.isEmpty || !path.isEmpty else {
-                throw fail("The redirect URI '\(string)' has no host or path. Use the form myapp://auth.")
+                throw fail("The redirect URI '\(shown)' has no host or path. Use the form myapp://auth.")
             }
             guard customWebview else {
                 throw fail(
-                    "The redirect URI '\(string)' uses the custom scheme '\(scheme)', which only a custom web view "
+                    "The redirect URI '\(shown)' uses the custom scheme '\(scheme)', which only a custom web view "
                         + "can receive on Linux. Set MSALWebviewParameters.customWebview, or use http://localhost "
                         + "with the system browser.")
             }
