@@ -159,7 +159,8 @@ public final class ScriptedBrowser: MSALWebviewProvider {
             throw TestSupportError("ScriptedBrowser: cannot create the HTTP client: \(error)")
         }
         var cookies: [String: [String: String]] = [:]
-        var next = Request(url: startURL, headers: [("User-Agent", "MSALTestSupport.ScriptedBrowser")])
+        let browserHeaders: [(name: String, value: String)] = [("User-Agent", "MSALTestSupport.ScriptedBrowser")]
+        var next = Request(url: startURL, headers: browserHeaders)
         var hop = 0
         while true {
             if Self.isRedirect(next.url, prefix: redirectURIPrefix) { return next.url }
@@ -170,6 +171,7 @@ public final class ScriptedBrowser: MSALWebviewProvider {
                     "ScriptedBrowser: \(configuration.maximumHops) requests without reaching \(redirectURIPrefix)")
             }
             hop += 1
+            let unaltered = next
             var request = next
             request.hop = hop
             configuration.onRequest?(&request)
@@ -180,11 +182,13 @@ public final class ScriptedBrowser: MSALWebviewProvider {
                 guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL else {
                     throw TestSupportError("ScriptedBrowser: the Location '\(location)' is not a URL")
                 }
+                // 307 and 308 repeat the request (method, body) at the new URL; the others become a GET.
+                // Changes the hook made apply to their own hop only.
                 let keepsMethod = response.status == 307 || response.status == 308
-                next = Request(
-                    url: target, method: keepsMethod ? request.method : "GET",
-                    headers: request.headers.filter { $0.name.lowercased() != "content-type" || keepsMethod },
-                    body: keepsMethod ? request.body : nil)
+                next =
+                    keepsMethod
+                    ? Request(url: target, method: unaltered.method, headers: unaltered.headers, body: unaltered.body)
+                    : Request(url: target, headers: browserHeaders)
                 continue
             }
             guard let following = configuration.onResponse?(response) else {

@@ -169,10 +169,17 @@ final class WebAuthentication: Sendable {
         if bridged.domain == MSALErrorDomain || bridged.domain == NSURLErrorDomain {
             return MSALErrors.classify(error, correlationId: correlationId)
         }
+        // The web view's own error goes underneath as it is (a plain NSError for a Swift error), not
+        // classified as a library failure.
+        let description = Redaction.text(String(describing: error))
+        let underlying =
+            (error as AnyObject) is NSError
+            ? bridged
+            : NSError(
+                domain: bridged.domain, code: bridged.code,
+                userInfo: bridged.userInfo.merging([NSLocalizedDescriptionKey: description]) { _, new in new })
         return MSALErrors.make(
-            .internal,
-            "The custom web view failed: \(Redaction.text(String(describing: error))). Its error is under "
-                + "NSUnderlyingErrorKey.",
-            ErrorDetails(correlationId: correlationId, underlyingError: error))
+            .internal, "The custom web view failed: \(description). Its error is under NSUnderlyingErrorKey.",
+            ErrorDetails(correlationId: correlationId, extra: [NSUnderlyingErrorKey: underlying]))
     }
 }

@@ -84,7 +84,8 @@ final class WebAuthenticationTests: XCTestCase {
                 XCTAssertEqual(error.userInfo[MSALInternalErrorCodeKey] as? Int, row.internalCode, "\(row.error)")
                 XCTAssertEqual(error.userInfo[MSALCorrelationIDKey] as? String, correlationId.uuidString)
                 if row.internalCode == -42008 {
-                    XCTAssertNotNil(error.userInfo[NSUnderlyingErrorKey])
+                    let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+                    XCTAssertTrue(underlying?.domain.contains("Oops") ?? false, "\(String(describing: underlying))")
                 }
             }
             recorder.stop()
