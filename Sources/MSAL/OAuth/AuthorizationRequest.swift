@@ -38,8 +38,9 @@ struct AuthorizationRequest: Sendable {
     var domainHint: String?
     /// `client-request-id`, and the correlation id of everything logged for the request.
     var correlationId: UUID
-    /// `x-app-name` and `x-app-ver`, when known.
+    /// `x-app-name`, when known.
     var appName: String?
+    /// `x-app-ver`, when known.
     var appVersion: String?
     /// Extra query parameters, sent last in this order (configuration ones, then per-request ones).
     /// Names the library sets itself are dropped (the library's value wins); `claims` together
