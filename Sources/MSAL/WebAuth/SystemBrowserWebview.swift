@@ -1,0 +1,31 @@
+import Foundation
+
+/// The system browser and a loopback listener behind the same interface as a custom web view:
+/// opens the authorize URL with ``SystemBrowser`` and returns the redirect the
+/// ``LoopbackRedirectListener`` receives.
+struct SystemBrowserWebview: MSALWebviewProvider {
+    let listener: LoopbackRedirectListener
+    let browser: SystemBrowser
+    /// Seconds to wait for the browser to come back.
+    let timeout: TimeInterval
+    let correlationId: UUID?
+
+    func authorize(startURL: URL, redirectURIPrefix: String) async throws -> URL {
+        // The listener takes only requests that carry the state of this authorize URL.
+        let state = URLComponents(url: startURL, resolvingAgainstBaseURL: false)?
+            .queryItems?.first { $0.name == "state" }?.value
+        let listener = listener
+        let browser = browser
+        let correlationId = correlationId
+        let thread = Thread {
+            do {
+                try browser.open(startURL, correlationId: correlationId)
+            } catch {
+                listener.fail(error as NSError)
+            }
+        }
+        thread.name = "msal-open-browser"
+        thread.start()
+        return try await listener.waitForRedirect(expectedState: state, timeout: timeout)
+    }
+}
