@@ -40,7 +40,9 @@ public struct HTTPServerRequest: Sendable {
     /// absolute target (`https://host/path?q`) the path after the authority.
     public var path: String {
         var rest = Substring(target)
-        if let scheme = rest.range(of: "://") {
+        // Only a target that does not start with "/" is absolute (origin-form always does), so a
+        // raw "://" inside the query of an origin-form target is not mistaken for a scheme.
+        if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
             let afterAuthority = rest[scheme.upperBound...]
             rest = afterAuthority.firstIndex(of: "/").map { afterAuthority[$0...] } ?? "/"
         }

@@ -186,3 +186,13 @@ final class LoopbackHTTPSServerTests: XCTestCase {
         XCTAssertEqual(result.output, "fixed", result.errorOutput)
     }
 }
+
+final class HTTPServerRequestTargetTests: XCTestCase {
+    func testRawSchemeInTheQueryDoesNotChangeThePath() {
+        let request = HTTPServerRequest(
+            method: "GET", target: "/cb?redirect_uri=http://localhost:1/x&code=1", headers: [:], body: Data())
+        XCTAssertEqual(request.path, "/cb")
+        let absolute = HTTPServerRequest(method: "GET", target: "https://host/p/q?x=1", headers: [:], body: Data())
+        XCTAssertEqual(absolute.path, "/p/q")
+    }
+}
