@@ -16,7 +16,6 @@ struct CacheDocumentReader {
     private(set) var contents = CacheContents()
     private var fields = CacheEntityFields()
     private var interner = StringInterner()
-    private var keyBuilder = CacheKeyBuilder()
     /// Offset of the first byte not yet consumed by a completed step.
     private(set) var committed = 0
 
@@ -149,9 +148,9 @@ struct CacheDocumentReader {
             skip(section, reason: "it has no \(missing.name)")
             return nil
         case .success(var entity):
-            entity.buildKey(&keyBuilder)
-            let keyBytes = UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start)
-            if key.escaped || !keyBuilder.equals(keyBytes) {
+            var matcher = CacheKeyMatcher(UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
+            entity.buildKey(&matcher)
+            if key.escaped || !matcher.matchedAll {
                 entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
             }
             return entity
@@ -246,7 +245,7 @@ struct CacheDocumentReader {
 protocol CacheEntity: Sendable {
     var originalKey: String? { get set }
     var unknown: UnknownFields { get }
-    func buildKey(_ builder: inout CacheKeyBuilder)
+    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
 }
 
 extension CacheAccessToken: CacheEntity {}

@@ -69,18 +69,17 @@ struct CacheFile: Sendable {
             Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
             return try CacheDocumentCodec.decode(whole)
         }
-        return try readWindowed(descriptor, prefix: Array(head.prefix(headCount)))
+        return try readWindowed(descriptor)
     }
 
     /// Reads in 4 MiB windows, so a large file never sits in memory beside its parsed form.
-    private func readWindowed(_ descriptor: Int32, prefix: [UInt8]) throws -> CacheContents {
+    private func readWindowed(_ descriptor: Int32) throws -> CacheContents {
         var capacity = 4 << 20
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
-        buffer.copyMemory(from: prefix, byteCount: prefix.count)
-        var filled = prefix.count
+        var filled = 0
         var origin = 0
-        var atEnd = prefix.count < CacheEncryption.header.count
+        var atEnd = false
         var reader = CacheDocumentReader()
         var sawContent = false
         while true {

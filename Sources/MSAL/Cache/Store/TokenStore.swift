@@ -46,29 +46,66 @@ struct TokenStore: Sendable {
         contents = CacheContents()
     }
 
-    /// A cache holding `contents` (as read from a document): indexes everything and drops
-    /// entries that duplicate another one's meaning (keeping the newer).
-    init(_ contents: CacheContents) {
-        let loaded = contents
-        self.contents = CacheContents()
-        self.contents.accountMetadataUnknown = loaded.accountMetadataUnknown
-        self.contents.unknownSections = loaded.unknownSections
-        self.contents.skipped = loaded.skipped
-        reserve(loaded)
-        for token in loaded.accessTokens { upsert(token, replacingOlder: true) }
-        for token in loaded.refreshTokens { upsert(token, replacingOlder: true) }
-        for token in loaded.idTokens { upsert(token) }
-        for account in loaded.accounts { upsert(account, keepUnknown: false) }
-        for metadata in loaded.appMetadata { upsert(metadata, keepUnknown: false) }
-        for record in loaded.accountMetadata { upsert(record) }
-    }
-
-    private mutating func reserve(_ loaded: CacheContents) {
-        contents.accessTokens.reserveCapacity(loaded.accessTokens.count)
-        contents.refreshTokens.reserveCapacity(loaded.refreshTokens.count)
-        contents.idTokens.reserveCapacity(loaded.idTokens.count)
-        contents.accounts.reserveCapacity(loaded.accounts.count)
-        buckets.reserveCapacity(loaded.accounts.count + loaded.refreshTokens.count / 4)
+    /// A cache holding `contents` (as read from a document): indexes the entities where they
+    /// are, and drops entries that duplicate another one's meaning (keeping the newer).
+    init(_ loaded: consuming CacheContents) {
+        let accountMetadata = loaded.accountMetadata
+        loaded.accountMetadata = []
+        contents = consume loaded
+        buckets.reserveCapacity(contents.accounts.count + contents.refreshTokens.count / 4 + 16)
+        var losers = Set<EntityRef>()
+        for slot in contents.accessTokens.indices {
+            let hid = contents.accessTokens[slot].homeAccountId
+            if let existing = firstRef(.accessToken, hid, where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) }) {
+                let newer = (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
+                losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
+            }
+            contents.accessTokens[slot].homeAccountId = link(EntityRef(kind: .accessToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.refreshTokens.indices {
+            let hid = contents.refreshTokens[slot].homeAccountId
+            if let existing = firstRef(.refreshToken, hid, where: {
+                contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
+                    && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
+            }) {
+                let newer = contents.refreshTokens[slot].modificationSeconds >= contents.refreshTokens[existing].modificationSeconds
+                losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
+            }
+            contents.refreshTokens[slot].homeAccountId = link(EntityRef(kind: .refreshToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.idTokens.indices {
+            let hid = contents.idTokens[slot].homeAccountId
+            if let existing = firstRef(.idToken, hid, where: {
+                contents.idTokens[$0].environment == contents.idTokens[slot].environment
+                    && contents.idTokens[$0].realm == contents.idTokens[slot].realm
+                    && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
+            }) {
+                losers.insert(EntityRef(kind: .idToken, slot: Int32(existing)))
+            }
+            contents.idTokens[slot].homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.accounts.indices {
+            let hid = contents.accounts[slot].homeAccountId
+            if let existing = firstRef(.account, hid, where: {
+                contents.accounts[$0].environment == contents.accounts[slot].environment
+                    && contents.accounts[$0].realm == contents.accounts[slot].realm
+                    && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
+            }) {
+                losers.insert(EntityRef(kind: .account, slot: Int32(existing)))
+            }
+            contents.accounts[slot].homeAccountId = link(EntityRef(kind: .account, slot: Int32(slot)), hid)
+        }
+        for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+        var duplicateMetadata: [Int] = []
+        for index in contents.appMetadata.indices {
+            let key = AppKey(environment: contents.appMetadata[index].environment, clientId: contents.appMetadata[index].clientId)
+            if let existing = appIndex[key] { duplicateMetadata.append(existing) }
+            appIndex[key] = index
+        }
+        for index in duplicateMetadata.sorted(by: >) { removeAppMetadata(at: index) }
+        for record in accountMetadata { upsert(record) }
     }
 
     /// Counts of each kind, for tests and logs.
