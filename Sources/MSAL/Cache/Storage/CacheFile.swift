@@ -66,6 +66,12 @@ struct CacheFile: Sendable {
                 }
                 return try CacheDocumentCodec.decode(plaintext)
             }
+            // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
+            // else may be an encrypted file with a damaged header, so it is left untouched.
+            guard whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({ $0 == UInt8(ascii: "{") }) ?? true
+            else {
+                throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: true)
+            }
             Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
             return try CacheDocumentCodec.decode(whole)
         }
