@@ -21,7 +21,9 @@ while let argument = arguments.next() {
     case "--accounts":
         accountsOverride = arguments.next().flatMap(Int.init)
     case "--help", "-h":
-        print("usage: msal-bench [--runs N] [--accounts N] [--scenario transport_roundtrip|cache_load|cache_save|cache_lookup]")
+        print(
+            "usage: msal-bench [--runs N] [--accounts N] [--scenario transport_roundtrip|cache_load|cache_save|cache_lookup]"
+        )
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -59,7 +61,9 @@ if only == "cache_load" {
 }
 if only == "cache_save" {
     for durable in [false, true] {
-        print(try CacheScenarios.save(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable).jsonLine())
+        print(
+            try CacheScenarios.save(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable)
+                .jsonLine())
     }
 }
 if only == "cache_lookup" {

@@ -136,7 +136,9 @@ package enum CacheBenchmarkHooks {
                     homeAccountId: "uid\(index).72f988bf-86f1-41af-91ab-2d7cd011db47", localAccountId: "uid\(index)",
                     username: "user\(index)@contoso.com")
                 record.accessToken = String(repeating: "a", count: 1500)
-                record.scopes = ["https://graph.microsoft.com/Mail.Read", "https://graph.microsoft.com/User.Read", "openid"]
+                record.scopes = [
+                    "https://graph.microsoft.com/Mail.Read", "https://graph.microsoft.com/User.Read", "openid",
+                ]
                 record.expiresOn = 4_000_000_000
                 record.cachedAt = 1_700_000_000
                 record.idToken = String(repeating: "i", count: 1000)
@@ -152,10 +154,12 @@ package enum CacheBenchmarkHooks {
             let scopes = TokenStore.lowercasedScopes(["https://graph.microsoft.com/User.Read"])
             guard
                 let token = store.accessToken(
-                    homeAccountId: homeAccountId, environments: environments, realm: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+                    homeAccountId: homeAccountId, environments: environments,
+                    realm: "72f988bf-86f1-41af-91ab-2d7cd011db47",
                     clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", scopes: scopes),
                 store.idToken(
-                    homeAccountId: homeAccountId, environments: environments, realm: token.realm, clientId: token.clientId)
+                    homeAccountId: homeAccountId, environments: environments, realm: token.realm,
+                    clientId: token.clientId)
                     != nil,
                 store.account(homeAccountId: homeAccountId, environments: environments, realm: token.realm) != nil
             else { return false }

@@ -72,7 +72,8 @@ public final class MSALCacheConfig {
             base = URL(fileURLWithPath: dataHome, isDirectory: true)
         } else {
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+            base = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(
+                ".local/share", isDirectory: true)
         }
         let group = keychainSharingGroup.isEmpty ? defaultKeychainSharingGroup : keychainSharingGroup
         return base.appendingPathComponent("msal", isDirectory: true)
@@ -91,6 +92,7 @@ public final class MSALCacheConfig {
             let url = cacheFileURL ?? Self.defaultCacheFileURL(keychainSharingGroup: keychainSharingGroup)
             location = .file(path: url.path, isDefault: cacheFileURL == nil)
         }
-        return CacheSettings(location: location, encryptionKey: encryptionKey.map { [UInt8]($0) }, lockTimeout: lockTimeout)
+        return CacheSettings(
+            location: location, encryptionKey: encryptionKey.map { [UInt8]($0) }, lockTimeout: lockTimeout)
     }
 }

@@ -68,15 +68,18 @@ final class CacheDocumentTests: XCTestCase {
     }
 
     func testNotJSONAndTruncatedAreCorrupt() {
-        for text in ["not json", "{\"AccessToken\": {", "{\"AccessToken\": {}} trailing", "[1, 2]",
-                     String(CacheFixtures.pythonDocument.dropLast(40))] {
+        for text in [
+            "not json", "{\"AccessToken\": {", "{\"AccessToken\": {}} trailing", "[1, 2]",
+            String(CacheFixtures.pythonDocument.dropLast(40)),
+        ] {
             XCTAssertThrowsError(try decode(text), text)
         }
         XCTAssertEqual(try decode("  \n").accessTokens.count, 0, "an empty file is an empty cache")
     }
 
     func testEscapesAndNonASCIIRoundTrip() throws {
-        let document = #"{"Account": {"k\"ey": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "J\u00f6rg \"Q\" \\ /", "name": "Zoë"}}}"#
+        let document =
+            #"{"Account": {"k\"ey": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "J\u00f6rg \"Q\" \\ /", "name": "Zoë"}}}"#
         let contents = try decode(document)
         let account = try XCTUnwrap(contents.accounts.first)
         XCTAssertEqual(account.username, "Jörg \"Q\" \\ /")

@@ -81,7 +81,8 @@ enum CacheFixtures {
     static func response(
         uid: String = uid, tenant: String = tenant, realm: String? = nil, clientId: String = clientId,
         scopes: [String] = ["User.Read", "Mail.Read"], accessToken: String = "at", refreshToken: String? = "rt",
-        foci: String? = nil, cachedAt: Int64 = 1_700_000_000, expiresIn: Int64 = 3600, username: String = "alice@contoso.com",
+        foci: String? = nil, cachedAt: Int64 = 1_700_000_000, expiresIn: Int64 = 3600,
+        username: String = "alice@contoso.com",
         environment: String = environment
     ) -> TokenResponseRecord {
         var record = TokenResponseRecord(
@@ -100,7 +101,8 @@ enum CacheFixtures {
 
     /// A fresh temporary folder, removed by the caller.
     static func temporaryFolder() -> URL {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("msal-cache-tests-\(UUID().uuidString)")
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "msal-cache-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

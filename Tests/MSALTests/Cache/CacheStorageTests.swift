@@ -37,7 +37,9 @@ final class CacheStorageTests: XCTestCase {
     }
 
     private func fileCache(_ path: String, key: [UInt8]? = nil, isDefault: Bool = false) -> TokenCache {
-        TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: isDefault), encryptionKey: key, lockTimeout: 2))
+        TokenCache(
+            settings: CacheSettings(
+                location: .file(path: path, isDefault: isDefault), encryptionKey: key, lockTimeout: 2))
     }
 
     private func mode(_ path: String) -> mode_t {
@@ -152,7 +154,8 @@ final class CacheStorageTests: XCTestCase {
         let encrypted = TokenCache(settings: CacheSettings(location: .custom(storage), encryptionKey: key))
         try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) }
         XCTAssertTrue(try XCTUnwrap(storage.load()).starts(with: CacheEncryption.header))
-        XCTAssertThrowsError(try TokenCache(settings: CacheSettings(location: .custom(storage))).read { $0.counts.accounts })
+        XCTAssertThrowsError(
+            try TokenCache(settings: CacheSettings(location: .custom(storage))).read { $0.counts.accounts })
     }
 
     func testInMemoryConfigSnapshot() throws {

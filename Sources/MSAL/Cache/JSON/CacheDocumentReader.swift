@@ -148,7 +148,8 @@ struct CacheDocumentReader {
             skip(section, reason: "it has no \(missing.name)")
             return nil
         case .success(var entity):
-            var matcher = CacheKeyMatcher(UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
+            var matcher = CacheKeyMatcher(
+                UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
             entity.buildKey(&matcher)
             if key.escaped || !matcher.matchedAll {
                 entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
@@ -203,9 +204,13 @@ struct CacheDocumentReader {
             } else {
                 let value = try cursor.skipValue()
                 let member =
-                    String(decoding: UnsafeBufferPointer(start: cursor.base + name.start - 1, count: name.end - name.start + 2), as: UTF8.self)
+                    String(
+                        decoding: UnsafeBufferPointer(
+                            start: cursor.base + name.start - 1, count: name.end - name.start + 2), as: UTF8.self)
                     + ":"
-                    + String(decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count), as: UTF8.self)
+                    + String(
+                        decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
+                        as: UTF8.self)
                 unknown.raw = unknown.isEmpty ? member : unknown.raw + "," + member
             }
         } while try cursor.separator(close: UInt8(ascii: "}"))
@@ -215,7 +220,9 @@ struct CacheDocumentReader {
     }
 
     /// A record of `account_metadata_map` (small; read with the general JSON parser).
-    private static func accountMetadataRecord(_ raw: UnsafeRawBufferPointer, homeAccountId: String) -> CacheAccountMetadata? {
+    private static func accountMetadataRecord(_ raw: UnsafeRawBufferPointer, homeAccountId: String)
+        -> CacheAccountMetadata?
+    {
         guard case .object(let object)? = try? JSONValue(parsing: raw) else { return nil }
         var record = CacheAccountMetadata(clientId: "", homeAccountId: homeAccountId)
         if case .string(let state)? = object["sign_in_state"] {

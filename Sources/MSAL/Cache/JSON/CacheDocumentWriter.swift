@@ -136,7 +136,8 @@ enum CacheDocumentWriter {
                 output.member("sign_in_state", record.signInState.rawValue, first: &firstField)
                 if !record.authorityMap.isEmpty {
                     output.append(",\"athority_map\":")
-                    let maps = record.authorityMap.mapValues { map in JSONValue.object(map.mapValues(JSONValue.string)) }
+                    let maps = record.authorityMap.mapValues { map in JSONValue.object(map.mapValues(JSONValue.string))
+                    }
                     output.appendRaw(JSONValue.object(maps).serializedString(options: .sortedKeys))
                 }
                 if !record.unknown.isEmpty {

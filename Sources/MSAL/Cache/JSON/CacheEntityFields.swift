@@ -115,8 +115,13 @@ extension JSONByteCursor {
             guard let field else {
                 let value = try skipValue()
                 let member =
-                    String(decoding: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2), as: UTF8.self)
-                    + ":" + String(decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self)
+                    String(
+                        decoding: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2),
+                        as: UTF8.self)
+                    + ":"
+                    + String(
+                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
+                    )
                 fields.unknown.raw = fields.unknown.isEmpty ? member : fields.unknown.raw + "," + member
                 continue
             }
@@ -134,7 +139,8 @@ extension JSONByteCursor {
                 if byte == UInt8(ascii: "\"") {
                     let value = try scanString()
                     if !value.escaped && CacheEntityFields.isShared(field) {
-                        fields.strings[field.rawValue] = interner.string(self, value.start, value.end, slot: field.rawValue)
+                        fields.strings[field.rawValue] = interner.string(
+                            self, value.start, value.end, slot: field.rawValue)
                     } else {
                         fields.strings[field.rawValue] = try makeString(value.start, value.end, escaped: value.escaped)
                     }
@@ -143,7 +149,8 @@ extension JSONByteCursor {
                 } else if field == .lastModificationTime, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "[") {
                     let value = try skipValue()  // a number is accepted and kept as written
                     fields.strings[field.rawValue] = String(
-                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self)
+                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
+                    )
                 } else {
                     _ = try skipValue()
                     fields.invalidField = "\(field)"

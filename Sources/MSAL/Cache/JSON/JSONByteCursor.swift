@@ -228,7 +228,8 @@ func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: 
     let ra = UnsafeRawPointer(a)
     let rb = UnsafeRawPointer(b)
     while i + 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
             return false
         }
         i += 8

@@ -98,7 +98,9 @@ enum JSONStringEscapes {
             case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20:
-                output.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+                output.append(contentsOf: [
+                    0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)],
+                ])
             default: output.append(byte)
             }
         }

@@ -24,7 +24,8 @@ struct CacheAccessToken: Sendable, Equatable {
     /// and the same scopes (compared case-insensitively, as a set).
     func isSameSlot(as other: CacheAccessToken) -> Bool {
         homeAccountId == other.homeAccountId && environment == other.environment && realm == other.realm
-            && clientId == other.clientId && CacheScopes.normalizedTokenType(tokenType)
+            && clientId == other.clientId
+            && CacheScopes.normalizedTokenType(tokenType)
                 == CacheScopes.normalizedTokenType(other.tokenType)
             && CacheScopes.sameSet(target, other.target)
     }

@@ -41,7 +41,9 @@ struct CacheFile: Sendable {
         }
         defer { close(descriptor) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw CacheStorageError.io("stat the cache file", path: path, errno: errno) }
+        guard fstat(descriptor, &info) == 0 else {
+            throw CacheStorageError.io("stat the cache file", path: path, errno: errno)
+        }
         let fingerprint = FileFingerprint(info)
         do {
             let contents = try read(descriptor, size: Int(info.st_size))
@@ -68,7 +70,10 @@ struct CacheFile: Sendable {
             }
             // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
             // else may be an encrypted file with a damaged header, so it is left untouched.
-            guard whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({ $0 == UInt8(ascii: "{") }) ?? true
+            guard
+                whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
+                    $0 == UInt8(ascii: "{")
+                }) ?? true
             else {
                 throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: true)
             }
@@ -115,7 +120,8 @@ struct CacheFile: Sendable {
             }
             if reader.isDone && atEnd { return reader.contents }
             if atEnd {
-                throw CacheDocumentCodec.Corrupt(reason: "the document ends too early (truncated)", offset: origin + filled)
+                throw CacheDocumentCodec.Corrupt(
+                    reason: "the document ends too early (truncated)", offset: origin + filled)
             }
             // Keep the unconsumed tail; grow when a single entry fills the whole window.
             let remaining = filled - consumed
@@ -161,16 +167,20 @@ struct CacheFile: Sendable {
         let moved = rename(path, target) == 0
         let outcome = moved ? "It was moved to" : "It could not be moved to"
         Log.error(
-            "Token cache: \(pii: path) is not a valid cache document (\(reason.reason) at byte \(reason.offset)). \(outcome) \(pii: target); continuing with an empty cache.")
+            "Token cache: \(pii: path) is not a valid cache document (\(reason.reason) at byte \(reason.offset)). \(outcome) \(pii: target); continuing with an empty cache."
+        )
     }
 
     /// Replaces the file atomically: a temporary file in the same folder (mode 0600), written,
     /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint.
     func save(_ contents: CacheContents) throws -> FileFingerprint? {
         try prepareFolder()
-        let temporary = "\(folder)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary =
+            "\(folder)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CacheStorageError.io("create a temporary file", path: temporary, errno: errno) }
+        guard descriptor >= 0 else {
+            throw CacheStorageError.io("create a temporary file", path: temporary, errno: errno)
+        }
         var closed = false
         defer {
             if !closed { close(descriptor) }
@@ -191,8 +201,12 @@ struct CacheFile: Sendable {
                 throw CacheStorageError.io("fsync a temporary file", path: temporary, errno: errno)
             }
             closed = true
-            guard close(descriptor) == 0 else { throw CacheStorageError.io("close a temporary file", path: temporary, errno: errno) }
-            guard rename(temporary, path) == 0 else { throw CacheStorageError.io("replace the cache file", path: path, errno: errno) }
+            guard close(descriptor) == 0 else {
+                throw CacheStorageError.io("close a temporary file", path: temporary, errno: errno)
+            }
+            guard rename(temporary, path) == 0 else {
+                throw CacheStorageError.io("replace the cache file", path: path, errno: errno)
+            }
         } catch {
             unlink(temporary)
             throw error

@@ -33,7 +33,8 @@ enum CacheStorageError: Error {
                         + "was left untouched. Configure the 32-byte key it was written with.")
         case .customStorage(let underlying):
             return MSALErrors.make(
-                .internal, "The app's token cache storage (cacheConfig.customStorage) failed; see the underlying error.",
+                .internal,
+                "The app's token cache storage (cacheConfig.customStorage) failed; see the underlying error.",
                 ErrorDetails(underlyingError: underlying))
         }
     }

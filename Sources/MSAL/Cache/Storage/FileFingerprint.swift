@@ -6,15 +6,16 @@ struct FileFingerprint: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
-    var modified: timespec
-    var changed: timespec
+    /// Modification and status-change times in nanoseconds since the epoch.
+    var modified: Int64
+    var changed: Int64
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
-        modified = info.st_mtim
-        changed = info.st_ctim
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
     }
 
     /// The fingerprint of the file at `path`, or `nil` when there is none.
@@ -23,12 +24,4 @@ struct FileFingerprint: Equatable, Sendable {
         guard stat(path, &info) == 0 else { return nil }
         return FileFingerprint(info)
     }
-
-    static func == (a: FileFingerprint, b: FileFingerprint) -> Bool {
-        a.device == b.device && a.inode == b.inode && a.size == b.size
-            && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-            && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
-    }
 }
-
-extension timespec: @retroactive @unchecked Sendable {}

@@ -34,7 +34,9 @@ final class TokenCache: Sendable {
             backend = .memory
         case .file(let path, let isDefault):
             backend = .file(
-                CacheFile(path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable))
+                CacheFile(
+                    path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
+            )
         case .custom(let storage):
             backend = .custom(storage, key: settings.encryptionKey)
         }
@@ -145,7 +147,8 @@ final class TokenCache: Sendable {
             state.store = TokenStore(try CacheDocumentCodec.decode(bytes))
         } catch {
             Log.error(
-                "Token cache: the custom storage returned a document that is not a valid cache (\(error.reason)); continuing with an empty cache.")
+                "Token cache: the custom storage returned a document that is not a valid cache (\(error.reason)); continuing with an empty cache."
+            )
             state.store = TokenStore()
         }
         state.loaded = true

@@ -46,8 +46,10 @@ struct TokenResponseRecord: Sendable {
     /// Create or update the Account record (false for flows that must not establish an account).
     var storesAccount = true
 
-    init(clientId: String, environment: String, realm: String, homeAccountId: String,
-         localAccountId: String, username: String) {
+    init(
+        clientId: String, environment: String, realm: String, homeAccountId: String,
+        localAccountId: String, username: String
+    ) {
         self.clientId = clientId
         self.environment = environment
         self.realm = realm

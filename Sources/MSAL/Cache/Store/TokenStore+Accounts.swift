@@ -30,8 +30,10 @@ struct AccountQuery: Sendable {
     /// `signed_in` for the client. Accounts `signed_out` for the client are always left out.
     var returnOnlySignedInAccounts = true
 
-    init(identifier: String? = nil, username: String? = nil, tenantProfileIdentifier: String? = nil,
-         returnOnlySignedInAccounts: Bool = true) {
+    init(
+        identifier: String? = nil, username: String? = nil, tenantProfileIdentifier: String? = nil,
+        returnOnlySignedInAccounts: Bool = true
+    ) {
         self.identifier = identifier
         self.username = username
         self.tenantProfileIdentifier = tenantProfileIdentifier
@@ -56,7 +58,9 @@ extension TokenStore {
             candidates = homeAccountIds(username: username)
         } else {
             var seen = Set<String>()
-            candidates = contents.accounts.compactMap { seen.insert($0.homeAccountId).inserted ? $0.homeAccountId : nil }
+            candidates = contents.accounts.compactMap {
+                seen.insert($0.homeAccountId).inserted ? $0.homeAccountId : nil
+            }
         }
         var results: [CachedAccountSummary] = []
         var seen = Set<String>()
@@ -78,10 +82,14 @@ extension TokenStore {
         var records = accountRecords(homeAccountId: homeAccountId)
         if let environments {
             records = records.filter { environments.contains($0.environment) }
-            records.sort { (environments.firstIndex(of: $0.environment) ?? 0) < (environments.firstIndex(of: $1.environment) ?? 0) }
+            records.sort {
+                (environments.firstIndex(of: $0.environment) ?? 0) < (environments.firstIndex(of: $1.environment) ?? 0)
+            }
         }
         guard !records.isEmpty else { return nil }
-        if let username = query.username, !records.contains(where: { $0.username.lowercased() == username.lowercased() }) {
+        if let username = query.username,
+            !records.contains(where: { $0.username.lowercased() == username.lowercased() })
+        {
             return nil
         }
         if let tenantProfile = query.tenantProfileIdentifier,
@@ -90,7 +98,8 @@ extension TokenStore {
             return nil
         }
         if query.returnOnlySignedInAccounts
-            && !isSignedIn(homeAccountId: homeAccountId, clientId: clientId, familyId: familyId, environments: environments)
+            && !isSignedIn(
+                homeAccountId: homeAccountId, clientId: clientId, familyId: familyId, environments: environments)
         {
             return nil
         }
@@ -99,8 +108,12 @@ extension TokenStore {
         var realms = Set<String>()
         for record in records where realms.insert(record.realm.lowercased()).inserted {
             let isHome = homeTenant.map { $0 == record.realm.lowercased() } ?? true
-            let own = idToken(homeAccountId: homeAccountId, environments: [record.environment], realm: record.realm, clientId: clientId)
-            let any = own ?? refs(homeAccountId).lazy.filter { $0.kind == .idToken }.map { contents.idTokens[Int($0.slot)] }
+            let own = idToken(
+                homeAccountId: homeAccountId, environments: [record.environment], realm: record.realm,
+                clientId: clientId)
+            let any =
+                own
+                ?? refs(homeAccountId).lazy.filter { $0.kind == .idToken }.map { contents.idTokens[Int($0.slot)] }
                 .first { $0.environment == record.environment && $0.realm == record.realm }
             profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: any?.secret))
         }

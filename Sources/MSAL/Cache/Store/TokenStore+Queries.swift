@@ -65,7 +65,9 @@ extension TokenStore {
         for environment in environments {
             for ref in bucket.refs where ref.kind == .idToken {
                 let token = contents.idTokens[Int(ref.slot)]
-                if token.environment == environment && token.realm == realm && token.clientId == clientId { return token }
+                if token.environment == environment && token.realm == realm && token.clientId == clientId {
+                    return token
+                }
             }
         }
         return nil

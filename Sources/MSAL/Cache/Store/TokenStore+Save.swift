@@ -58,7 +58,9 @@ extension TokenStore {
                 accountMetadata(clientId: record.clientId, homeAccountId: hid)
                 ?? CacheAccountMetadata(clientId: record.clientId, homeAccountId: hid)
             if record.marksSignedIn { metadata.signInState = .signedIn }
-            if let entry = record.authorityMapEntry { metadata.authorityMap[entry.map, default: [:]][entry.request] = entry.result }
+            if let entry = record.authorityMapEntry {
+                metadata.authorityMap[entry.map, default: [:]][entry.request] = entry.result
+            }
             upsert(metadata)
         }
     }

@@ -56,43 +56,57 @@ struct TokenStore: Sendable {
         var losers = Set<EntityRef>()
         for slot in contents.accessTokens.indices {
             let hid = contents.accessTokens[slot].homeAccountId
-            if let existing = firstRef(.accessToken, hid, where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) }) {
-                let newer = (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
+            if let existing = firstRef(
+                .accessToken, hid, where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) })
+            {
+                let newer =
+                    (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
                 losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
             }
             contents.accessTokens[slot].homeAccountId = link(EntityRef(kind: .accessToken, slot: Int32(slot)), hid)
         }
         for slot in contents.refreshTokens.indices {
             let hid = contents.refreshTokens[slot].homeAccountId
-            if let existing = firstRef(.refreshToken, hid, where: {
-                contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
-                    && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
-                    && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
-            }) {
-                let newer = contents.refreshTokens[slot].modificationSeconds >= contents.refreshTokens[existing].modificationSeconds
+            if let existing = firstRef(
+                .refreshToken, hid,
+                where: {
+                    contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
+                        && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
+                        && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
+                })
+            {
+                let newer =
+                    contents.refreshTokens[slot].modificationSeconds
+                    >= contents.refreshTokens[existing].modificationSeconds
                 losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
             }
             contents.refreshTokens[slot].homeAccountId = link(EntityRef(kind: .refreshToken, slot: Int32(slot)), hid)
         }
         for slot in contents.idTokens.indices {
             let hid = contents.idTokens[slot].homeAccountId
-            if let existing = firstRef(.idToken, hid, where: {
-                contents.idTokens[$0].environment == contents.idTokens[slot].environment
-                    && contents.idTokens[$0].realm == contents.idTokens[slot].realm
-                    && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
-                    && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
-            }) {
+            if let existing = firstRef(
+                .idToken, hid,
+                where: {
+                    contents.idTokens[$0].environment == contents.idTokens[slot].environment
+                        && contents.idTokens[$0].realm == contents.idTokens[slot].realm
+                        && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
+                        && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
+                })
+            {
                 losers.insert(EntityRef(kind: .idToken, slot: Int32(existing)))
             }
             contents.idTokens[slot].homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(slot)), hid)
         }
         for slot in contents.accounts.indices {
             let hid = contents.accounts[slot].homeAccountId
-            if let existing = firstRef(.account, hid, where: {
-                contents.accounts[$0].environment == contents.accounts[slot].environment
-                    && contents.accounts[$0].realm == contents.accounts[slot].realm
-                    && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
-            }) {
+            if let existing = firstRef(
+                .account, hid,
+                where: {
+                    contents.accounts[$0].environment == contents.accounts[slot].environment
+                        && contents.accounts[$0].realm == contents.accounts[slot].realm
+                        && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
+                })
+            {
                 losers.insert(EntityRef(kind: .account, slot: Int32(existing)))
             }
             contents.accounts[slot].homeAccountId = link(EntityRef(kind: .account, slot: Int32(slot)), hid)
@@ -100,7 +114,8 @@ struct TokenStore: Sendable {
         for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         var duplicateMetadata: [Int] = []
         for index in contents.appMetadata.indices {
-            let key = AppKey(environment: contents.appMetadata[index].environment, clientId: contents.appMetadata[index].clientId)
+            let key = AppKey(
+                environment: contents.appMetadata[index].environment, clientId: contents.appMetadata[index].clientId)
             if let existing = appIndex[key] { duplicateMetadata.append(existing) }
             appIndex[key] = index
         }
@@ -154,7 +169,9 @@ struct TokenStore: Sendable {
     /// Inserts or replaces the access token with the same slot (account, environment, realm,
     /// client, type and scope set).
     mutating func upsert(_ token: CacheAccessToken, replacingOlder: Bool = false) {
-        if let existing = firstRef(.accessToken, token.homeAccountId, where: { contents.accessTokens[$0].isSameSlot(as: token) }) {
+        if let existing = firstRef(
+            .accessToken, token.homeAccountId, where: { contents.accessTokens[$0].isSameSlot(as: token) })
+        {
             if replacingOlder, (contents.accessTokens[existing].cachedAt ?? 0) > (token.cachedAt ?? 0) { return }
             var replacement = token
             replacement.homeAccountId = contents.accessTokens[existing].homeAccountId
@@ -162,7 +179,8 @@ struct TokenStore: Sendable {
             return
         }
         var token = token
-        token.homeAccountId = link(EntityRef(kind: .accessToken, slot: Int32(contents.accessTokens.count)), token.homeAccountId)
+        token.homeAccountId = link(
+            EntityRef(kind: .accessToken, slot: Int32(contents.accessTokens.count)), token.homeAccountId)
         contents.accessTokens.append(token)
     }
 
@@ -171,29 +189,37 @@ struct TokenStore: Sendable {
     /// twice-stored tokens collapse into it).
     mutating func upsert(_ token: CacheRefreshToken, replacingOlder: Bool = false) {
         let matches = refs(token.homeAccountId).filter { ref in
-            ref.kind == .refreshToken && {
-                let other = contents.refreshTokens[Int(ref.slot)]
-                return other.environment == token.environment && other.clientId == token.clientId
-            }()
+            ref.kind == .refreshToken
+                && {
+                    let other = contents.refreshTokens[Int(ref.slot)]
+                    return other.environment == token.environment && other.clientId == token.clientId
+                }()
         }
-        if replacingOlder, let newer = matches.first(where: { ref in
-            contents.refreshTokens[Int(ref.slot)].modificationSeconds > token.modificationSeconds
-        }) {
+        if replacingOlder,
+            let newer = matches.first(where: { ref in
+                contents.refreshTokens[Int(ref.slot)].modificationSeconds > token.modificationSeconds
+            })
+        {
             _ = newer
             return
         }
         // Remove from the highest slot down so swap-removal does not move a later match.
         for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         var token = token
-        token.homeAccountId = link(EntityRef(kind: .refreshToken, slot: Int32(contents.refreshTokens.count)), token.homeAccountId)
+        token.homeAccountId = link(
+            EntityRef(kind: .refreshToken, slot: Int32(contents.refreshTokens.count)), token.homeAccountId)
         contents.refreshTokens.append(token)
     }
 
     mutating func upsert(_ token: CacheIdToken) {
-        if let existing = firstRef(.idToken, token.homeAccountId, where: {
-            let other = contents.idTokens[$0]
-            return other.environment == token.environment && other.realm == token.realm && other.clientId == token.clientId
-        }) {
+        if let existing = firstRef(
+            .idToken, token.homeAccountId,
+            where: {
+                let other = contents.idTokens[$0]
+                return other.environment == token.environment && other.realm == token.realm
+                    && other.clientId == token.clientId
+            })
+        {
             var replacement = token
             replacement.homeAccountId = contents.idTokens[existing].homeAccountId
             contents.idTokens[existing] = replacement
@@ -207,10 +233,13 @@ struct TokenStore: Sendable {
     /// Inserts or replaces the account record of the same home account, environment and realm;
     /// `keepUnknown` carries the replaced record's unknown fields and original key over.
     mutating func upsert(_ account: CacheAccount, keepUnknown: Bool) {
-        if let existing = firstRef(.account, account.homeAccountId, where: {
-            let other = contents.accounts[$0]
-            return other.environment == account.environment && other.realm == account.realm
-        }) {
+        if let existing = firstRef(
+            .account, account.homeAccountId,
+            where: {
+                let other = contents.accounts[$0]
+                return other.environment == account.environment && other.realm == account.realm
+            })
+        {
             let old = contents.accounts[existing]
             var replacement = account
             replacement.homeAccountId = old.homeAccountId
@@ -224,8 +253,11 @@ struct TokenStore: Sendable {
             return
         }
         var account = account
-        account.homeAccountId = link(EntityRef(kind: .account, slot: Int32(contents.accounts.count)), account.homeAccountId)
-        if usernameIndex != nil { usernameIndex![account.username.lowercased(), default: []].append(account.homeAccountId) }
+        account.homeAccountId = link(
+            EntityRef(kind: .account, slot: Int32(contents.accounts.count)), account.homeAccountId)
+        if usernameIndex != nil {
+            usernameIndex![account.username.lowercased(), default: []].append(account.homeAccountId)
+        }
         contents.accounts.append(account)
     }
 
@@ -342,7 +374,9 @@ struct TokenStore: Sendable {
     mutating func homeAccountIds(username: String) -> [String] {
         if usernameIndex == nil {
             var index: [String: [String]] = [:]
-            for account in contents.accounts { index[account.username.lowercased(), default: []].append(account.homeAccountId) }
+            for account in contents.accounts {
+                index[account.username.lowercased(), default: []].append(account.homeAccountId)
+            }
             usernameIndex = index
         }
         return usernameIndex?[username.lowercased()] ?? []
