@@ -1,4 +1,5 @@
 import Foundation
+import MSAL
 import MSALNative
 
 // msal-bench: prints one JSON object per scenario and client on stdout, and a summary on stderr.
@@ -6,6 +7,8 @@ import MSALNative
 
 var runs = 2000
 var only: String?
+var accountsOverride: Int?
+var filePath: String?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -13,8 +16,14 @@ while let argument = arguments.next() {
         runs = arguments.next().flatMap(Int.init) ?? runs
     case "--scenario":
         only = arguments.next()
+    case "--file":
+        filePath = arguments.next()
+    case "--accounts":
+        accountsOverride = arguments.next().flatMap(Int.init)
     case "--help", "-h":
-        print("usage: msal-bench [--runs N] [--scenario transport_roundtrip]")
+        print(
+            "usage: msal-bench [--runs N] [--accounts N] [--scenario transport_roundtrip|cache_load|cache_save|cache_lookup]"
+        )
         exit(0)
     default:
         FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
@@ -36,5 +45,29 @@ if only == nil || only == "transport_roundtrip" {
             ratio
         )
         FileHandle.standardError.write(Data(summary.utf8))
+    }
+}
+
+if only == "cache_fixture", let filePath {
+    print(try CacheBenchmarkHooks.writePythonShapedFile(path: filePath, accounts: accountsOverride ?? 10_000))
+}
+if only == "cache_load_once", let filePath {
+    // Peak resident memory of a process that loads the file and serves a lookup.
+    let count = try CacheBenchmarkHooks.load(path: filePath)
+    print(#"{"accounts":\#(count),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#)
+}
+if only == "cache_load" {
+    print(try CacheScenarios.load(runs: min(runs, 20), accounts: accountsOverride ?? 10_000).jsonLine())
+}
+if only == "cache_save" {
+    for durable in [false, true] {
+        print(
+            try CacheScenarios.save(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable)
+                .jsonLine())
+    }
+}
+if only == "cache_lookup" {
+    for accounts in accountsOverride.map({ [$0] }) ?? [1, 1_000, 10_000, 100_000] {
+        print(CacheScenarios.lookup(runs: runs, accounts: accounts).jsonLine())
     }
 }

@@ -1,0 +1,168 @@
+/// An output buffer for the cache writer: either collects the whole document in memory, or
+/// hands full chunks to a sink (a file descriptor) so a large cache is written with a small,
+/// fixed buffer.
+final class ByteOutput {
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+    /// Bytes already handed to the sink.
+    private(set) var flushed = 0
+    private let sink: ((UnsafeRawBufferPointer) throws -> Void)?
+    /// The first error the sink threw; later writes are dropped.
+    private(set) var sinkError: (any Error)?
+
+    /// A buffer that keeps everything in memory (``bytes``).
+    init(capacity: Int = 1 << 16) {
+        self.capacity = max(capacity, 64)
+        buffer = .allocate(capacity: self.capacity)
+        sink = nil
+    }
+
+    /// A buffer that passes each full chunk of `chunkSize` bytes to `sink`; call ``finish()``.
+    init(chunkSize: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+        capacity = max(chunkSize, 4096)
+        buffer = .allocate(capacity: capacity)
+        self.sink = sink
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Everything written, for an in-memory buffer.
+    var bytes: [UInt8] {
+        Array(UnsafeBufferPointer(start: buffer, count: count))
+    }
+
+    /// Passes what is buffered to the sink; throws the sink's first error.
+    func finish() throws {
+        flush()
+        if let sinkError { throw sinkError }
+    }
+
+    private func flush() {
+        guard let sink, count > 0 else { return }
+        if sinkError == nil {
+            do {
+                try sink(UnsafeRawBufferPointer(start: buffer, count: count))
+            } catch {
+                sinkError = error
+            }
+        }
+        flushed += count
+        count = 0
+    }
+
+    @inline(__always)
+    private func reserve(_ needed: Int) {
+        if count + needed <= capacity { return }
+        if sink != nil {
+            flush()
+            if needed <= capacity { return }
+        }
+        var newCapacity = capacity * 2
+        while newCapacity < count + needed { newCapacity *= 2 }
+        let newBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBuffer.update(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = newBuffer
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        reserve(1)
+        buffer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (buffer + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends the bytes of `string` as they are (no quotes, no escaping).
+    func appendRaw(_ string: String) {
+        var string = string
+        string.withUTF8 { append($0) }
+    }
+
+    /// Appends `string` as a JSON string literal.
+    @inline(__always)
+    func appendQuoted(_ string: String) {
+        var string = string
+        string.withUTF8 { appendQuoted($0) }
+    }
+
+    func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        if JSONStringEscapes.isPlain(bytes) {
+            append(bytes)
+        } else {
+            var escaped: [UInt8] = []
+            escaped.reserveCapacity(bytes.count + 16)
+            JSONStringEscapes.appendEscaped(bytes, to: &escaped)
+            escaped.withUnsafeBufferPointer { append($0) }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `,"name":"value"` (or without the comma for the first member).
+    @inline(__always)
+    func member(_ name: StaticString, _ value: String, first: inout Bool) {
+        if first { first = false } else { append(UInt8(ascii: ",")) }
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(StaticString("\":"))
+        appendQuoted(value)
+    }
+
+    /// A string member when `value` is not `nil`.
+    @inline(__always)
+    func member(_ name: StaticString, _ value: String?, first: inout Bool) {
+        if let value { member(name, value, first: &first) }
+    }
+
+    /// A timestamp member written as a string of integer epoch seconds, when present.
+    @inline(__always)
+    func member(_ name: StaticString, timestamp: Int64?, first: inout Bool) {
+        guard let timestamp else { return }
+        if first { first = false } else { append(UInt8(ascii: ",")) }
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(StaticString("\":\""))
+        appendInteger(timestamp)
+        append(UInt8(ascii: "\""))
+    }
+
+    func appendInteger(_ value: Int64) {
+        reserve(20)
+        var magnitude = value.magnitude
+        if value < 0 {
+            buffer[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch
+        let written = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
+            var position = scratch.count
+            repeat {
+                position -= 1
+                scratch[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            let length = scratch.count - position
+            (buffer + count).update(
+                from: scratch.baseAddress!.advanced(by: position).assumingMemoryBound(to: UInt8.self), count: length)
+            return length
+        }
+        count += written
+    }
+}

@@ -1,0 +1,262 @@
+/// Reads the cache document (MSAL Python's JSON shape) step by step, one entry per step, so the
+/// input can arrive in windows: when a step runs out of bytes it is retried on a longer window.
+///
+/// Structure errors (not JSON, truncated) fail the whole document; an entry that is JSON but
+/// lacks a required field or has a field of the wrong type is skipped and counted.
+struct CacheDocumentReader {
+    private enum State {
+        case start
+        /// Inside the top-level object; `first` when no member was read yet.
+        case document(first: Bool)
+        case section(CacheSection, first: Bool)
+        case done
+    }
+
+    private var state = State.start
+    private(set) var contents = CacheContents()
+    private var fields = CacheEntityFields()
+    private var interner = StringInterner()
+    /// Offset of the first byte not yet consumed by a completed step.
+    private(set) var committed = 0
+
+    var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// Runs steps over `window` (whose first byte is at document offset `origin`) until the
+    /// document ends or the window runs out. Returns the window offset of the first unconsumed
+    /// byte; throws only ``JSONScanError/malformed(_:offset:)``.
+    mutating func consume(_ window: UnsafeRawBufferPointer, origin: Int, isFinal: Bool) throws(JSONScanError) -> Int {
+        var cursor = JSONByteCursor(window, isFinal: isFinal, origin: origin)
+        var stepStart = 0
+        while !isDone {
+            do {
+                try step(&cursor)
+                stepStart = cursor.index
+                committed = origin + stepStart
+            } catch .needMore {
+                return stepStart
+            }
+        }
+        cursor.skipWhitespace()
+        if cursor.index < cursor.count { throw cursor.fail("unexpected bytes after the document") }
+        return cursor.index
+    }
+
+    private mutating func step(_ cursor: inout JSONByteCursor) throws(JSONScanError) {
+        switch state {
+        case .start:
+            try cursor.expect(UInt8(ascii: "{"), "'{' starting the cache document")
+            state = .document(first: true)
+        case .document(let first):
+            if first {
+                if try cursor.peek() == UInt8(ascii: "}") {
+                    cursor.index += 1
+                    state = .done
+                    return
+                }
+            } else if !(try cursor.separator(close: UInt8(ascii: "}"))) {
+                state = .done
+                return
+            }
+            let name = try cursor.scanString()
+            try cursor.expect(UInt8(ascii: ":"), "':'")
+            if !name.escaped, let section = CacheSection.named(cursor, name.start, name.end),
+                try cursor.peek() == UInt8(ascii: "{")
+            {
+                cursor.index += 1
+                state = .section(section, first: true)
+            } else {
+                let nameString = try cursor.makeString(name.start, name.end, escaped: name.escaped)
+                let value = try cursor.skipValue()
+                let raw = String(
+                    decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
+                    as: UTF8.self)
+                contents.unknownSections.append((nameString, raw))
+                state = .document(first: false)
+            }
+        case .section(let section, let first):
+            if first {
+                if try cursor.peek() == UInt8(ascii: "}") {
+                    cursor.index += 1
+                    state = .document(first: false)
+                    return
+                }
+            } else if !(try cursor.separator(close: UInt8(ascii: "}"))) {
+                state = .document(first: false)
+                return
+            }
+            try entry(section, &cursor)
+            state = .section(section, first: false)
+        case .done:
+            return
+        }
+    }
+
+    private mutating func entry(_ section: CacheSection, _ cursor: inout JSONByteCursor) throws(JSONScanError) {
+        let key = try cursor.scanString()
+        try cursor.expect(UInt8(ascii: ":"), "':'")
+        if section == .accountMetadata {
+            let clientKey = try cursor.makeString(key.start, key.end, escaped: key.escaped)
+            try readAccountMetadata(clientKey: clientKey, &cursor)
+            return
+        }
+        guard try cursor.peek() == UInt8(ascii: "{") else {
+            _ = try cursor.skipValue()
+            skip(section, reason: "the entry is not a JSON object")
+            return
+        }
+        try cursor.readEntity(into: &fields, interner: &interner)
+        if let invalid = fields.invalidField {
+            skip(section, reason: "the field \(invalid) has a value of the wrong type")
+            return
+        }
+        switch section {
+        case .accessToken:
+            if let entity = prepared(fields.accessToken(originalKey: nil), section, key, cursor) {
+                contents.accessTokens.append(entity)
+            }
+        case .refreshToken:
+            if let entity = prepared(fields.refreshToken(originalKey: nil), section, key, cursor) {
+                contents.refreshTokens.append(entity)
+            }
+        case .idToken:
+            if let entity = prepared(fields.idToken(originalKey: nil), section, key, cursor) {
+                contents.idTokens.append(entity)
+            }
+        case .account:
+            if let entity = prepared(fields.account(originalKey: nil), section, key, cursor) {
+                contents.accounts.append(entity)
+            }
+        case .appMetadata:
+            if let entity = prepared(fields.appMetadata(originalKey: nil), section, key, cursor) {
+                contents.appMetadata.append(entity)
+            }
+        case .accountMetadata:
+            break
+        }
+    }
+
+    /// A complete entity, remembering its key only when it differs from the one we write.
+    private mutating func prepared<Entity: CacheEntity>(
+        _ result: Result<Entity, MissingField>, _ section: CacheSection,
+        _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor
+    ) -> Entity? {
+        switch result {
+        case .failure(let missing):
+            skip(section, reason: "it has no \(missing.name)")
+            return nil
+        case .success(var entity):
+            var matcher = CacheKeyMatcher(
+                UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
+            entity.buildKey(&matcher)
+            if key.escaped || !matcher.matchedAll {
+                entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
+            }
+            return entity
+        }
+    }
+
+    private mutating func skip(_ section: CacheSection, reason: String) {
+        contents.skipped["\(section.name)", default: 0] += 1
+        Log.warning("Token cache: skipped a malformed \(section.name) entry: \(reason).")
+    }
+
+    /// One client's object of the `AccountMetadata` section.
+    private mutating func readAccountMetadata(clientKey: String, _ cursor: inout JSONByteCursor) throws(JSONScanError) {
+        guard try cursor.peek() == UInt8(ascii: "{") else {
+            _ = try cursor.skipValue()
+            return skip(.accountMetadata, reason: "the entry is not a JSON object")
+        }
+        cursor.index += 1
+        var clientId = clientKey
+        var records: [CacheAccountMetadata] = []
+        var unknown = UnknownFields.none
+        if try cursor.peek() == UInt8(ascii: "}") {
+            cursor.index += 1
+            return
+        }
+        repeat {
+            let name = try cursor.scanString()
+            try cursor.expect(UInt8(ascii: ":"), "':'")
+            if cursor.bytesEqual(name.start, name.end, "client_id"), try cursor.peek() == UInt8(ascii: "\"") {
+                clientId = try cursor.string()
+            } else if cursor.bytesEqual(name.start, name.end, "account_metadata_map"),
+                try cursor.peek() == UInt8(ascii: "{")
+            {
+                cursor.index += 1
+                if try cursor.peek() == UInt8(ascii: "}") {
+                    cursor.index += 1
+                } else {
+                    repeat {
+                        let homeAccountId = try cursor.string()
+                        try cursor.expect(UInt8(ascii: ":"), "':'")
+                        let value = try cursor.skipValue()
+                        let raw = UnsafeRawBufferPointer(start: cursor.base + value.lowerBound, count: value.count)
+                        if let record = Self.accountMetadataRecord(raw, homeAccountId: homeAccountId) {
+                            records.append(record)
+                        } else {
+                            skip(.accountMetadata, reason: "a record is not an object of strings")
+                        }
+                    } while try cursor.separator(close: UInt8(ascii: "}"))
+                }
+            } else {
+                let value = try cursor.skipValue()
+                let member =
+                    String(
+                        decoding: UnsafeBufferPointer(
+                            start: cursor.base + name.start - 1, count: name.end - name.start + 2), as: UTF8.self)
+                    + ":"
+                    + String(
+                        decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
+                        as: UTF8.self)
+                unknown.raw = unknown.isEmpty ? member : unknown.raw + "," + member
+            }
+        } while try cursor.separator(close: UInt8(ascii: "}"))
+        for index in records.indices { records[index].clientId = clientId }
+        contents.accountMetadata.append(contentsOf: records)
+        if !unknown.isEmpty { contents.accountMetadataUnknown[clientId] = unknown }
+    }
+
+    /// A record of `account_metadata_map` (small; read with the general JSON parser).
+    private static func accountMetadataRecord(_ raw: UnsafeRawBufferPointer, homeAccountId: String)
+        -> CacheAccountMetadata?
+    {
+        guard case .object(let object)? = try? JSONValue(parsing: raw) else { return nil }
+        var record = CacheAccountMetadata(clientId: "", homeAccountId: homeAccountId)
+        if case .string(let state)? = object["sign_in_state"] {
+            record.signInState = SignInState(rawValue: state) ?? .unknown
+        }
+        if case .object(let maps)? = object["athority_map"] {
+            for (mapName, map) in maps {
+                guard case .object(let entries) = map else { continue }
+                var converted: [String: String] = [:]
+                for (request, result) in entries {
+                    if case .string(let value) = result { converted[request] = value }
+                }
+                record.authorityMap[mapName] = converted
+            }
+        }
+        var unknown = UnknownFields.none
+        for (name, value) in object.sorted(by: { $0.key < $1.key })
+        where !["client_id", "home_account_id", "sign_in_state", "athority_map"].contains(name) {
+            unknown.append(name: name, rawValue: value.serializedString())
+        }
+        record.unknown = unknown
+        return record
+    }
+}
+
+/// What the reader and writer need of every entity type.
+protocol CacheEntity: Sendable {
+    var originalKey: String? { get set }
+    var unknown: UnknownFields { get }
+    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
+}
+
+extension CacheAccessToken: CacheEntity {}
+extension CacheRefreshToken: CacheEntity {}
+extension CacheIdToken: CacheEntity {}
+extension CacheAccount: CacheEntity {}
+extension CacheAppMetadata: CacheEntity {}

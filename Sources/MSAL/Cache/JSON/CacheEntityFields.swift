@@ -1,0 +1,196 @@
+/// The fields of any cache entity, as read from one JSON object before it becomes a typed entity.
+struct CacheEntityFields {
+    enum Field: Int, CaseIterable {
+        case credentialType, secret, homeAccountId, environment, clientId, target, realm, tokenType
+        case cachedAt, expiresOn, extendedExpiresOn, refreshOn, familyId, lastModificationTime
+        case localAccountId, username, authorityType, clientInfo, name, givenName, familyName, middleName
+    }
+
+    var strings: [String?] = Array(repeating: nil, count: Field.allCases.count)
+    var timestamps: (cachedAt: Int64?, expiresOn: Int64?, extendedExpiresOn: Int64?, refreshOn: Int64?)
+    /// A known field had a value of the wrong type: the entity is skipped.
+    var invalidField: String?
+    var unknown = UnknownFields.none
+
+    subscript(_ field: Field) -> String? { strings[field.rawValue] }
+
+    mutating func reset() {
+        for index in strings.indices { strings[index] = nil }
+        timestamps = (nil, nil, nil, nil)
+        invalidField = nil
+        unknown = .none
+    }
+
+    /// The field named by the bytes `start..<end` of the cursor's window.
+    static func field(_ cursor: JSONByteCursor, _ start: Int, _ end: Int) -> Field? {
+        let name = cursor.base + start
+        switch end - start {
+        case 4: return cursor.bytesEqual(start, end, "name") ? .name : nil
+        case 5: return cursor.bytesEqual(start, end, "realm") ? .realm : nil
+        case 6:
+            if cursor.bytesEqual(start, end, "secret") { return .secret }
+            return cursor.bytesEqual(start, end, "target") ? .target : nil
+        case 8: return cursor.bytesEqual(start, end, "username") ? .username : nil
+        case 9:
+            if name[0] == UInt8(ascii: "c") {
+                if cursor.bytesEqual(start, end, "client_id") { return .clientId }
+                return cursor.bytesEqual(start, end, "cached_at") ? .cachedAt : nil
+            }
+            return cursor.bytesEqual(start, end, "family_id") ? .familyId : nil
+        case 10:
+            switch name[0] {
+            case UInt8(ascii: "t"): return cursor.bytesEqual(start, end, "token_type") ? .tokenType : nil
+            case UInt8(ascii: "e"): return cursor.bytesEqual(start, end, "expires_on") ? .expiresOn : nil
+            case UInt8(ascii: "r"): return cursor.bytesEqual(start, end, "refresh_on") ? .refreshOn : nil
+            case UInt8(ascii: "g"): return cursor.bytesEqual(start, end, "given_name") ? .givenName : nil
+            default: return nil
+            }
+        case 11:
+            switch name[0] {
+            case UInt8(ascii: "e"): return cursor.bytesEqual(start, end, "environment") ? .environment : nil
+            case UInt8(ascii: "c"): return cursor.bytesEqual(start, end, "client_info") ? .clientInfo : nil
+            case UInt8(ascii: "f"): return cursor.bytesEqual(start, end, "family_name") ? .familyName : nil
+            case UInt8(ascii: "m"): return cursor.bytesEqual(start, end, "middle_name") ? .middleName : nil
+            default: return nil
+            }
+        case 14: return cursor.bytesEqual(start, end, "authority_type") ? .authorityType : nil
+        case 15:
+            if name[0] == UInt8(ascii: "h") {
+                return cursor.bytesEqual(start, end, "home_account_id") ? .homeAccountId : nil
+            }
+            return cursor.bytesEqual(start, end, "credential_type") ? .credentialType : nil
+        case 16: return cursor.bytesEqual(start, end, "local_account_id") ? .localAccountId : nil
+        case 19: return cursor.bytesEqual(start, end, "extended_expires_on") ? .extendedExpiresOn : nil
+        case 22: return cursor.bytesEqual(start, end, "last_modification_time") ? .lastModificationTime : nil
+        default: return nil
+        }
+    }
+
+    /// Fields whose values repeat across entities and are shared (interned) while reading.
+    static func isShared(_ field: Field) -> Bool {
+        switch field {
+        case .environment, .clientId, .realm, .target, .tokenType, .familyId, .authorityType, .credentialType:
+            true
+        default:
+            false
+        }
+    }
+}
+
+/// Reuses the previous string of a field when the next value has the same bytes, so the
+/// environment, client id, realm and scopes of ten thousand entities share one allocation each.
+struct StringInterner {
+    private var last: [String] = Array(repeating: "", count: CacheEntityFields.Field.allCases.count)
+
+    mutating func string(
+        _ cursor: JSONByteCursor, _ start: Int, _ end: Int, slot: Int
+    ) -> String {
+        let length = end - start
+        var previous = last[slot]
+        let same = previous.withUTF8 { bytes in
+            bytes.count == length && (length == 0 || memcmpEqual(bytes.baseAddress!, cursor.base + start, length))
+        }
+        if same { return previous }
+        previous = String(decoding: UnsafeBufferPointer(start: cursor.base + start, count: length), as: UTF8.self)
+        last[slot] = previous
+        return previous
+    }
+}
+
+extension JSONByteCursor {
+    /// Reads one entity object into `fields` (which it resets first).
+    mutating func readEntity(into fields: inout CacheEntityFields, interner: inout StringInterner)
+        throws(JSONScanError)
+    {
+        fields.reset()
+        try expect(UInt8(ascii: "{"), "'{' starting an entry")
+        if try peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        repeat {
+            let key = try scanString()
+            try expect(UInt8(ascii: ":"), "':'")
+            let field = key.escaped ? nil : CacheEntityFields.field(self, key.start, key.end)
+            guard let field else {
+                let value = try skipValue()
+                let member =
+                    String(
+                        decoding: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2),
+                        as: UTF8.self)
+                    + ":"
+                    + String(
+                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
+                    )
+                fields.unknown.raw = fields.unknown.isEmpty ? member : fields.unknown.raw + "," + member
+                continue
+            }
+            let byte = try peek()
+            switch field {
+            case .cachedAt, .expiresOn, .extendedExpiresOn, .refreshOn:
+                let seconds = try timestamp(byte, field: field, fields: &fields)
+                switch field {
+                case .cachedAt: fields.timestamps.cachedAt = seconds
+                case .expiresOn: fields.timestamps.expiresOn = seconds
+                case .extendedExpiresOn: fields.timestamps.extendedExpiresOn = seconds
+                default: fields.timestamps.refreshOn = seconds
+                }
+            default:
+                if byte == UInt8(ascii: "\"") {
+                    let value = try scanString()
+                    if !value.escaped && CacheEntityFields.isShared(field) {
+                        fields.strings[field.rawValue] = interner.string(
+                            self, value.start, value.end, slot: field.rawValue)
+                    } else {
+                        fields.strings[field.rawValue] = try makeString(value.start, value.end, escaped: value.escaped)
+                    }
+                } else if byte == UInt8(ascii: "n") {
+                    _ = try skipValue()  // null: absent
+                } else if field == .lastModificationTime, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "[") {
+                    let value = try skipValue()  // a number is accepted and kept as written
+                    fields.strings[field.rawValue] = String(
+                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
+                    )
+                } else {
+                    _ = try skipValue()
+                    fields.invalidField = "\(field)"
+                }
+            }
+        } while try separator(close: UInt8(ascii: "}"))
+    }
+
+    /// An epoch-seconds timestamp written as a string (the schema) or a number (tolerated);
+    /// a fractional value keeps its whole seconds.
+    private mutating func timestamp(
+        _ byte: UInt8, field: CacheEntityFields.Field, fields: inout CacheEntityFields
+    ) throws(JSONScanError) -> Int64? {
+        let range: Range<Int>
+        if byte == UInt8(ascii: "\"") {
+            let value = try scanString()
+            range = value.start..<value.end
+        } else if byte == UInt8(ascii: "n") {
+            _ = try skipValue()
+            return nil
+        } else if byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39) {
+            range = try number()
+        } else {
+            _ = try skipValue()
+            fields.invalidField = "\(field)"
+            return nil
+        }
+        var value: Int64 = 0
+        var position = range.lowerBound
+        let negative = position < range.upperBound && base[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let digitsStart = position
+        while position < range.upperBound, base[position] >= 0x30, base[position] <= 0x39, position - digitsStart < 18 {
+            value = value * 10 + Int64(base[position] - 0x30)
+            position += 1
+        }
+        guard position > digitsStart, position == range.upperBound || base[position] == UInt8(ascii: ".") else {
+            fields.invalidField = "\(field)"
+            return nil
+        }
+        return negative ? -value : value
+    }
+}

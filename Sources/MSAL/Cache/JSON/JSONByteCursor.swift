@@ -1,0 +1,242 @@
+/// Why a step of the cache document reader stopped.
+enum JSONScanError: Error {
+    /// The window ended inside a value and more input follows: read more and retry the step.
+    case needMore
+    /// The bytes are not JSON; `reason` names what was expected (never echoes the input).
+    case malformed(String, offset: Int)
+}
+
+/// A forward-only reader over a window of a JSON document, specialised for the token cache: it
+/// finds string ends eight bytes at a time, hands out byte ranges instead of building trees, and
+/// reports ``JSONScanError/needMore`` when the window ends before the document does.
+///
+/// It is lenient where leniency costs nothing (control characters inside strings are accepted),
+/// and strict about structure, so a truncated or garbled document is always detected.
+struct JSONByteCursor {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    /// Whether the window's end is the document's end.
+    let isFinal: Bool
+    var index: Int
+    /// Offset of the window in the whole document, for messages.
+    let origin: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, isFinal: Bool, origin: Int = 0, index: Int = 0) {
+        base = buffer.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? Self.empty
+        count = buffer.count
+        self.isFinal = isFinal
+        self.index = index
+        self.origin = origin
+    }
+
+    // nonisolated(unsafe): a constant one-byte allocation that is never written after init.
+    nonisolated(unsafe) private static let empty: UnsafePointer<UInt8> = {
+        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
+
+    func fail(_ reason: String) -> JSONScanError {
+        .malformed(reason, offset: origin + index)
+    }
+
+    /// Fails with ``JSONScanError/needMore`` or, at the document's end, as truncated.
+    func endReached() -> JSONScanError {
+        isFinal ? .malformed("the document ends too early (truncated)", offset: origin + index) : .needMore
+    }
+
+    mutating func skipWhitespace() {
+        while index < count {
+            switch base[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// The next non-whitespace byte, without consuming it.
+    mutating func peek() throws(JSONScanError) -> UInt8 {
+        skipWhitespace()
+        guard index < count else { throw endReached() }
+        return base[index]
+    }
+
+    /// Consumes `byte` after optional whitespace.
+    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
+        guard try peek() == byte else { throw fail("expected \(what)") }
+        index += 1
+    }
+
+    /// After a member or element: consumes `,` (returns `true`) or `close` (returns `false`).
+    mutating func separator(close: UInt8) throws(JSONScanError) -> Bool {
+        let byte = try peek()
+        index += 1
+        if byte == UInt8(ascii: ",") { return true }
+        if byte == close { return false }
+        index -= 1
+        throw fail("expected ',' or '\(Character(Unicode.Scalar(close)))'")
+    }
+
+    /// Scans a string starting at its opening quote. Returns the content's range (between the
+    /// quotes) and whether it contains escapes; leaves the cursor after the closing quote.
+    mutating func scanString() throws(JSONScanError) -> (start: Int, end: Int, escaped: Bool) {
+        guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        let start = index + 1
+        var position = start
+        var escaped = false
+        let quotes: UInt64 = 0x2222_2222_2222_2222
+        let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
+        let low: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(base)
+        while true {
+            while position + 8 <= count {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let q = word ^ quotes
+                let b = word ^ backslashes
+                let found = ((q &- low) & ~q | (b &- low) & ~b) & high
+                if found != 0 {
+                    position += found.trailingZeroBitCount >> 3
+                    break
+                }
+                position += 8
+            }
+            guard position < count else { throw endReached() }
+            let byte = base[position]
+            if byte == UInt8(ascii: "\"") {
+                index = position + 1
+                return (start, position, escaped)
+            }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                position += 2
+                guard position <= count else { throw endReached() }
+            } else {
+                position += 1
+            }
+        }
+    }
+
+    /// Reads a string value.
+    mutating func string() throws(JSONScanError) -> String {
+        let scanned = try scanString()
+        return try makeString(scanned.start, scanned.end, escaped: scanned.escaped)
+    }
+
+    /// The string whose content spans `start..<end`, decoding escapes when `escaped`.
+    func makeString(_ start: Int, _ end: Int, escaped: Bool) throws(JSONScanError) -> String {
+        let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
+        guard escaped else { return String(decoding: bytes, as: UTF8.self) }
+        guard let decoded = JSONStringEscapes.unescape(bytes) else {
+            throw .malformed("invalid escape in a string", offset: origin + start)
+        }
+        return decoded
+    }
+
+    /// Whether the bytes `start..<end` equal `literal`.
+    func bytesEqual(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
+        guard end - start == literal.utf8CodeUnitCount else { return false }
+        return memcmpEqual(base + start, literal.utf8Start, end - start)
+    }
+
+    /// Skips one value of any kind and returns its raw range.
+    mutating func skipValue(depth: Int = 0) throws(JSONScanError) -> Range<Int> {
+        guard depth < 512 else { throw fail("nesting deeper than 512") }
+        let byte = try peek()
+        let start = index
+        switch byte {
+        case UInt8(ascii: "\""):
+            _ = try scanString()
+        case UInt8(ascii: "{"):
+            index += 1
+            if try peek() == UInt8(ascii: "}") {
+                index += 1
+            } else {
+                repeat {
+                    _ = try scanString()
+                    try expect(UInt8(ascii: ":"), "':'")
+                    _ = try skipValue(depth: depth + 1)
+                } while try separator(close: UInt8(ascii: "}"))
+            }
+        case UInt8(ascii: "["):
+            index += 1
+            if try peek() == UInt8(ascii: "]") {
+                index += 1
+            } else {
+                repeat {
+                    _ = try skipValue(depth: depth + 1)
+                } while try separator(close: UInt8(ascii: "]"))
+            }
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            _ = try number()
+        default:
+            throw fail("expected a value")
+        }
+        return start..<index
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONScanError) {
+        let length = word.utf8CodeUnitCount
+        guard index + length <= count else {
+            // A prefix of the word at the end of a window may continue in the next one.
+            throw isFinal ? fail("expected \(word)") : .needMore
+        }
+        guard memcmpEqual(base + index, word.utf8Start, length) else { throw fail("expected \(word)") }
+        index += length
+        try requireDelimiter()
+    }
+
+    /// Scans a number literal and returns its range (RFC 8259 §6 grammar).
+    mutating func number() throws(JSONScanError) -> Range<Int> {
+        let start = index
+        func digit(_ i: Int) -> Bool { i < count && base[i] >= 0x30 && base[i] <= 0x39 }
+        if index < count, base[index] == UInt8(ascii: "-") { index += 1 }
+        guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
+        if base[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while digit(index) { index += 1 }
+        }
+        if index < count, base[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
+            while digit(index) { index += 1 }
+        }
+        if index < count, base[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < count, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
+            guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
+            while digit(index) { index += 1 }
+        }
+        try requireDelimiter()
+        return start..<index
+    }
+
+    /// A number or literal must not run into the window's end (it might continue).
+    private func requireDelimiter() throws(JSONScanError) {
+        if index >= count && !isFinal { throw .needMore }
+    }
+}
+
+/// `memcmp(a, b, n) == 0` without importing Glibc here.
+@inline(__always)
+func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    var i = 0
+    let ra = UnsafeRawPointer(a)
+    let rb = UnsafeRawPointer(b)
+    while i + 8 <= count {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
+            return false
+        }
+        i += 8
+    }
+    while i < count {
+        if a[i] != b[i] { return false }
+        i += 1
+    }
+    return true
+}

@@ -1,0 +1,32 @@
+/// An access token of the unified cache schema (`credential_type` `AccessToken`).
+struct CacheAccessToken: Sendable, Equatable {
+    var homeAccountId: String
+    /// The cache (storage) environment: a host, without the port when it is 443.
+    var environment: String
+    var clientId: String
+    /// The tenant id.
+    var realm: String
+    /// The granted scopes joined by spaces, in the server's case.
+    var target: String
+    var secret: String
+    /// `token_type`; `nil` when the entry has none (Bearer).
+    var tokenType: String?
+    /// Epoch seconds (written as strings).
+    var cachedAt: Int64?
+    var expiresOn: Int64?
+    var extendedExpiresOn: Int64?
+    var refreshOn: Int64?
+    var unknown: UnknownFields = .none
+    /// The key the entry was read under when it differs from the one this library would write.
+    var originalKey: String?
+
+    /// Whether `other` is the same token slot: same account, environment, realm, client, type
+    /// and the same scopes (compared case-insensitively, as a set).
+    func isSameSlot(as other: CacheAccessToken) -> Bool {
+        homeAccountId == other.homeAccountId && environment == other.environment && realm == other.realm
+            && clientId == other.clientId
+            && CacheScopes.normalizedTokenType(tokenType)
+                == CacheScopes.normalizedTokenType(other.tokenType)
+            && CacheScopes.sameSet(target, other.target)
+    }
+}

@@ -1,0 +1,26 @@
+/// A refresh token of the unified cache schema (`credential_type` `RefreshToken`).
+///
+/// As MSAL Python stores it: one per account, environment and client, carrying `family_id` when
+/// the client belongs to a family (FOCI). Family lookups find it by `family_id`.
+struct CacheRefreshToken: Sendable, Equatable {
+    var homeAccountId: String
+    var environment: String
+    var clientId: String
+    var secret: String
+    /// The scopes it was granted with, joined by spaces (optional in the schema).
+    var target: String?
+    /// `"1"` for the Microsoft family; `nil` when not a family token.
+    var familyId: String?
+    /// `last_modification_time` as written (integer or fractional epoch seconds).
+    var lastModificationTime: String?
+    /// A realm, rarely present (refresh tokens are cross-tenant).
+    var realm: String?
+    var unknown: UnknownFields = .none
+    var originalKey: String?
+
+    /// Whether this token is a family refresh token.
+    var isFamilyToken: Bool { !(familyId ?? "").isEmpty }
+
+    /// `last_modification_time` as seconds, for choosing the newest of several tokens.
+    var modificationSeconds: Double { lastModificationTime.flatMap(Double.init) ?? 0 }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import Glibc
+
+/// The cache file on disk: windowed reading, atomic replacement, quarantine of corrupt files.
+/// Callers hold the ``FileLock`` around every read-modify-write.
+struct CacheFile: Sendable {
+    let path: String
+    /// Whether the folder is the library's own (kept at mode 0700).
+    let ownsFolder: Bool
+    let encryptionKey: [UInt8]?
+    let durable: Bool
+
+    var lockPath: String { path + ".lock" }
+    var folder: String { (path as NSString).deletingLastPathComponent }
+
+    /// Creates the folder (mode 0700) when missing; tightens the library's own folder to 0700.
+    func prepareFolder() throws {
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
+            try createFolders(folder)
+        }
+        if ownsFolder { chmod(folder, 0o700) }
+    }
+
+    private func createFolders(_ path: String) throws {
+        if path.isEmpty || path == "/" || FileManager.default.fileExists(atPath: path) { return }
+        try createFolders((path as NSString).deletingLastPathComponent)
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            throw CacheStorageError.io("create the folder", path: path, errno: errno)
+        }
+    }
+
+    /// Reads the file. Missing: empty. Not JSON or truncated: moved aside as
+    /// `<file>.corrupt-<epoch seconds>`, an error logged, empty. Encrypted without the right
+    /// key: throws, the file untouched.
+    func load() throws -> (contents: CacheContents, fingerprint: FileFingerprint?) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            if errno == ENOENT { return (CacheContents(), nil) }
+            throw CacheStorageError.io("open the cache file", path: path, errno: errno)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw CacheStorageError.io("stat the cache file", path: path, errno: errno)
+        }
+        let fingerprint = FileFingerprint(info)
+        do {
+            let contents = try read(descriptor, size: Int(info.st_size))
+            return (contents, fingerprint)
+        } catch let corrupt as CacheDocumentCodec.Corrupt {
+            quarantine(reason: corrupt)
+            return (CacheContents(), nil)
+        }
+    }
+
+    private func read(_ descriptor: Int32, size: Int) throws -> CacheContents {
+        // Peek at the start to tell an encrypted file from JSON.
+        var head = [UInt8](repeating: 0, count: CacheEncryption.header.count)
+        let headCount = try readFully(descriptor, into: &head, offset: 0)
+        if CacheEncryption.isEncrypted(head.prefix(headCount)) || encryptionKey != nil {
+            var whole = [UInt8](repeating: 0, count: max(size, headCount))
+            let count = try readFully(descriptor, into: &whole, offset: 0)
+            whole.removeSubrange(count...)
+            if CacheEncryption.isEncrypted(whole) {
+                guard let key = encryptionKey, let plaintext = CacheEncryption.open(whole, key: key) else {
+                    throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: encryptionKey != nil)
+                }
+                return try CacheDocumentCodec.decode(plaintext)
+            }
+            // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
+            // else may be an encrypted file with a damaged header, so it is left untouched.
+            guard
+                whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
+                    $0 == UInt8(ascii: "{")
+                }) ?? true
+            else {
+                throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: true)
+            }
+            Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
+            return try CacheDocumentCodec.decode(whole)
+        }
+        return try readWindowed(descriptor)
+    }
+
+    /// Reads in 4 MiB windows, so a large file never sits in memory beside its parsed form.
+    private func readWindowed(_ descriptor: Int32) throws -> CacheContents {
+        var capacity = 4 << 20
+        var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var filled = 0
+        var origin = 0
+        var atEnd = false
+        var reader = CacheDocumentReader()
+        var sawContent = false
+        while true {
+            while !atEnd && filled < capacity {
+                let count = Glibc.read(descriptor, buffer + filled, capacity - filled)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw CacheStorageError.io("read the cache file", path: path, errno: errno)
+                }
+                if count == 0 { atEnd = true } else { filled += count }
+            }
+            let window = UnsafeRawBufferPointer(start: buffer, count: filled)
+            if !sawContent {
+                if CacheDocumentCodec.isBlank(window) {
+                    if atEnd { return CacheContents() }
+                } else {
+                    sawContent = true
+                }
+            }
+            let consumed: Int
+            do {
+                consumed = try reader.consume(window, origin: origin, isFinal: atEnd)
+            } catch .malformed(let reason, let offset) {
+                throw CacheDocumentCodec.Corrupt(reason: reason, offset: offset)
+            } catch {
+                throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
+            }
+            if reader.isDone && atEnd { return reader.contents }
+            if atEnd {
+                throw CacheDocumentCodec.Corrupt(
+                    reason: "the document ends too early (truncated)", offset: origin + filled)
+            }
+            // Keep the unconsumed tail; grow when a single entry fills the whole window.
+            let remaining = filled - consumed
+            if consumed == 0 && filled == capacity {
+                capacity *= 2
+                let larger = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+                larger.copyMemory(from: buffer, byteCount: filled)
+                buffer.deallocate()
+                buffer = larger
+            } else {
+                buffer.copyMemory(from: buffer + consumed, byteCount: remaining)
+                filled = remaining
+            }
+            origin += consumed
+        }
+    }
+
+    private func readFully(_ descriptor: Int32, into bytes: inout [UInt8], offset: off_t) throws -> Int {
+        var total = 0
+        let wanted = bytes.count
+        try bytes.withUnsafeMutableBytes { raw in
+            while total < wanted {
+                let count = pread(descriptor, raw.baseAddress! + total, wanted - total, offset + off_t(total))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw CacheStorageError.io("read the cache file", path: path, errno: errno)
+                }
+                if count == 0 { break }
+                total += count
+            }
+        }
+        return total
+    }
+
+    /// Moves a corrupt file aside and logs an error; the cache goes on empty.
+    private func quarantine(reason: CacheDocumentCodec.Corrupt) {
+        var target = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
+        var suffix = 1
+        while access(target, F_OK) == 0 {
+            target = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))-\(suffix)"
+            suffix += 1
+        }
+        let moved = rename(path, target) == 0
+        let outcome = moved ? "It was moved to" : "It could not be moved to"
+        Log.error(
+            "Token cache: \(pii: path) is not a valid cache document (\(reason.reason) at byte \(reason.offset)). \(outcome) \(pii: target); continuing with an empty cache."
+        )
+    }
+
+    /// Replaces the file atomically: a temporary file in the same folder (mode 0600), written,
+    /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint.
+    func save(_ contents: CacheContents) throws -> FileFingerprint? {
+        try prepareFolder()
+        let temporary =
+            "\(folder)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CacheStorageError.io("create a temporary file", path: temporary, errno: errno)
+        }
+        var closed = false
+        defer {
+            if !closed { close(descriptor) }
+        }
+        do {
+            let write: (UnsafeRawBufferPointer) throws -> Void = { chunk in
+                try Self.writeAll(descriptor, chunk, path: temporary)
+            }
+            if let key = encryptionKey {
+                let sealed = try CacheEncryption.seal(CacheDocumentCodec.encode(contents), key: key)
+                try sealed.withUnsafeBytes(write)
+            } else {
+                let output = ByteOutput(chunkSize: 1 << 20, sink: write)
+                CacheDocumentWriter.write(contents, to: output)
+                try output.finish()
+            }
+            if durable && fsync(descriptor) != 0 {
+                throw CacheStorageError.io("fsync a temporary file", path: temporary, errno: errno)
+            }
+            closed = true
+            guard close(descriptor) == 0 else {
+                throw CacheStorageError.io("close a temporary file", path: temporary, errno: errno)
+            }
+            guard rename(temporary, path) == 0 else {
+                throw CacheStorageError.io("replace the cache file", path: path, errno: errno)
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        if durable {
+            let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            if folderDescriptor >= 0 {
+                fsync(folderDescriptor)
+                close(folderDescriptor)
+            }
+        }
+        return FileFingerprint.of(path: path)
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {
+        var written = 0
+        while written < chunk.count {
+            let count = Glibc.write(descriptor, chunk.baseAddress! + written, chunk.count - written)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CacheStorageError.io("write a temporary file", path: path, errno: errno)
+            }
+            written += count
+        }
+    }
+}

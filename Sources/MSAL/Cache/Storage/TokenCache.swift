@@ -1,0 +1,156 @@
+import Foundation
+import MSALNative
+
+/// The token cache an application uses: the indexed ``TokenStore`` guarded by a lock, kept in
+/// step with its storage (file, memory or the app's storage).
+///
+/// - ``read(_:)`` serves from memory; with a file it first compares the file's fingerprint
+///   (one `stat`), and re-reads the file only when another process replaced it.
+/// - ``modify(_:)`` is one read-modify-write: it holds the cross-process file lock, re-reads
+///   the file if it changed, applies the change, and writes the file atomically. Two processes saving concurrently therefore never lose each other's tokens.
+///
+/// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
+final class TokenCache: Sendable {
+    private struct State {
+        var store = TokenStore()
+        var loaded = false
+        var fingerprint: FileFingerprint?
+    }
+
+    private enum Backend {
+        case memory
+        case file(CacheFile)
+        case custom(any MSALCacheStorage, key: [UInt8]?)
+    }
+
+    private let backend: Backend
+    private let lockTimeout: Double
+    private let state = Locked(State())
+
+    init(settings: CacheSettings) {
+        lockTimeout = settings.lockTimeout
+        switch settings.location {
+        case .memory:
+            backend = .memory
+        case .file(let path, let isDefault):
+            backend = .file(
+                CacheFile(
+                    path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
+            )
+        case .custom(let storage):
+            backend = .custom(storage, key: settings.encryptionKey)
+        }
+    }
+
+    /// An in-memory cache (tests, `inMemoryOnly`).
+    convenience init() {
+        self.init(settings: CacheSettings(location: .memory))
+    }
+
+    /// The cache file's path, when the cache is a file.
+    var filePath: String? {
+        if case .file(let file) = backend { return file.path }
+        return nil
+    }
+
+    /// Runs `body` on the current cache contents.
+    func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+        try state.withLock { state in
+            try refreshIfNeeded(&state)
+            return try body(&state.store)
+        }
+    }
+
+    /// Runs `body` as one read-modify-write and persists the result.
+    func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+        try state.withLock { state in
+            do {
+                switch backend {
+                case .memory:
+                    state.loaded = true
+                    return try body(&state.store)
+                case .file(let file):
+                    try file.prepareFolder()
+                    let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
+                    defer { withExtendedLifetime(lock) {} }
+                    if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
+                        try reload(file, &state)
+                    }
+                    let result = try body(&state.store)
+                    state.fingerprint = try file.save(state.store.contents)
+                    return result
+                case .custom(let storage, let key):
+                    try reloadCustom(storage, key: key, &state)
+                    let result = try body(&state.store)
+                    var bytes = CacheDocumentCodec.encode(state.store.contents)
+                    if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+                    do {
+                        try storage.save(Data(bytes))
+                    } catch {
+                        throw CacheStorageError.customStorage(error)
+                    }
+                    return result
+                }
+            } catch let error as CacheStorageError {
+                throw error.error
+            }
+        }
+    }
+
+    /// Replaces the whole contents (import, tests) and persists them.
+    func replaceAll(with contents: CacheContents) throws {
+        try modify { $0 = TokenStore(contents) }
+    }
+
+    private func refreshIfNeeded(_ state: inout State) throws {
+        do {
+            switch backend {
+            case .memory:
+                state.loaded = true
+            case .file(let file):
+                let current = FileFingerprint.of(path: file.path)
+                if state.loaded && current == state.fingerprint { return }
+                if current == nil && state.loaded && state.fingerprint == nil { return }
+                let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
+                defer { withExtendedLifetime(lock) {} }
+                try reload(file, &state)
+            case .custom(let storage, let key):
+                if !state.loaded { try reloadCustom(storage, key: key, &state) }
+            }
+        } catch let error as CacheStorageError {
+            throw error.error
+        }
+    }
+
+    private func reload(_ file: CacheFile, _ state: inout State) throws {
+        let (contents, fingerprint) = try file.load()
+        state.store = TokenStore(contents)
+        state.fingerprint = fingerprint
+        state.loaded = true
+    }
+
+    private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {
+        let data: Data?
+        do {
+            data = try storage.load()
+        } catch {
+            throw CacheStorageError.customStorage(error)
+        }
+        var bytes = data.map { [UInt8]($0) } ?? []
+        if CacheEncryption.isEncrypted(bytes) {
+            guard let key, let plaintext = CacheEncryption.open(bytes, key: key) else {
+                throw CacheStorageError.cannotDecrypt(path: "(custom storage)", keyConfigured: key != nil)
+            }
+            bytes = plaintext
+        }
+        do {
+            state.store = TokenStore(try CacheDocumentCodec.decode(bytes))
+        } catch {
+            Log.error(
+                "Token cache: the custom storage returned a document that is not a valid cache (\(error.reason)); continuing with an empty cache."
+            )
+            state.store = TokenStore()
+        }
+        state.loaded = true
+    }
+}

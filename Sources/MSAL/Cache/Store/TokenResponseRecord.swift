@@ -1,0 +1,60 @@
+/// Everything the cache stores from one successful token response, already validated and
+/// resolved by the flow: the single input of ``TokenStore/save(_:)``.
+struct TokenResponseRecord: Sendable {
+    var clientId: String
+    /// The cache environment (instance discovery's `preferred_cache`), a host without port 443.
+    var environment: String
+    /// The tenant id (the id_token's `tid` for AAD; the authority's tenant otherwise).
+    var realm: String
+    /// `<uid>.<utid>` from client_info, or the id_token's `sub` without one.
+    var homeAccountId: String
+    /// The id_token's `oid`, else `sub`.
+    var localAccountId: String
+    var username: String
+    var name: String?
+    var givenName: String?
+    var familyName: String?
+    var middleName: String?
+    /// `MSSTS`, `ADFS`, ...
+    var authorityType: String = "MSSTS"
+    /// The raw base64url client_info, when the server sent one.
+    var clientInfo: String?
+
+    /// The access token; `nil` when the response had none.
+    var accessToken: String?
+    /// The granted scopes in the server's case (for a `/.default` request, including it).
+    var scopes: [String] = []
+    var tokenType: String? = "Bearer"
+    /// Epoch seconds.
+    var expiresOn: Int64 = 0
+    var extendedExpiresOn: Int64?
+    var refreshOn: Int64?
+    var cachedAt: Int64 = 0
+
+    /// The raw id_token, when the response had one.
+    var idToken: String?
+    /// The refresh token, when the response had one.
+    var refreshToken: String?
+    /// The response's `foci` (`"1"` for the Microsoft family); `nil` when absent.
+    var foci: String?
+
+    /// An authority map entry to remember for the account (request authority → answering
+    /// authority), under `URLMap-` (or `URLMap-instance_aware=YES`).
+    var authorityMapEntry: (map: String, request: String, result: String)?
+    /// Mark the account `signed_in` for this client (every interactive and silent success does).
+    var marksSignedIn = true
+    /// Create or update the Account record (false for flows that must not establish an account).
+    var storesAccount = true
+
+    init(
+        clientId: String, environment: String, realm: String, homeAccountId: String,
+        localAccountId: String, username: String
+    ) {
+        self.clientId = clientId
+        self.environment = environment
+        self.realm = realm
+        self.homeAccountId = homeAccountId
+        self.localAccountId = localAccountId
+        self.username = username
+    }
+}

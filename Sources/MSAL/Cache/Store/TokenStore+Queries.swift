@@ -1,0 +1,115 @@
+/// The silent-path lookups: each hashes the home account id once and scans that account's few
+/// entries, trying the environment aliases in order.
+extension TokenStore {
+    /// The access token of the account for `realm` and `clientId` whose target contains every
+    /// scope in `scopes` (compared case-insensitively), trying `environments` in order. Among
+    /// several, the one that expires last.
+    ///
+    /// - Parameter scopes: the requested scopes, **already lowercased** (see ``lowercasedScopes(_:)``).
+    func accessToken(
+        homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
+        tokenType: String? = nil
+    ) -> CacheAccessToken? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        let wantedType = tokenType.map { CacheScopes.normalizedTokenType($0) }
+        for environment in environments {
+            var best: CacheAccessToken?
+            for ref in bucket.refs where ref.kind == .accessToken {
+                let token = contents.accessTokens[Int(ref.slot)]
+                guard token.environment == environment, token.clientId == clientId, token.realm == realm,
+                    CacheScopes.target(token.target, contains: scopes)
+                else { continue }
+                if let wantedType, CacheScopes.normalizedTokenType(token.tokenType) != wantedType { continue }
+                if best == nil || (token.expiresOn ?? 0) > (best?.expiresOn ?? 0) { best = token }
+            }
+            if let best { return best }
+        }
+        return nil
+    }
+
+    /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
+    static func lowercasedScopes(_ scopes: [String]) -> [String] {
+        scopes.map { $0.lowercased() }.filter { !$0.isEmpty }
+    }
+
+    /// The app's refresh token for the account: `client_id` equal to `clientId`, newest first.
+    func refreshToken(homeAccountId: String, environments: [String], clientId: String) -> CacheRefreshToken? {
+        newestRefreshToken(homeAccountId, environments) { $0.clientId == clientId }
+    }
+
+    /// A family refresh token for the account: any refresh token whose `family_id` is `familyId`
+    /// (from whichever family client stored it), the most recently modified first.
+    func familyRefreshToken(homeAccountId: String, environments: [String], familyId: String) -> CacheRefreshToken? {
+        guard !familyId.isEmpty else { return nil }
+        return newestRefreshToken(homeAccountId, environments) { $0.familyId == familyId }
+    }
+
+    private func newestRefreshToken(
+        _ homeAccountId: String, _ environments: [String], _ matches: (CacheRefreshToken) -> Bool
+    ) -> CacheRefreshToken? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        for environment in environments {
+            var best: CacheRefreshToken?
+            for ref in bucket.refs where ref.kind == .refreshToken {
+                let token = contents.refreshTokens[Int(ref.slot)]
+                guard token.environment == environment, matches(token) else { continue }
+                if best == nil || token.modificationSeconds > best!.modificationSeconds { best = token }
+            }
+            if let best { return best }
+        }
+        return nil
+    }
+
+    func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> CacheIdToken? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        for environment in environments {
+            for ref in bucket.refs where ref.kind == .idToken {
+                let token = contents.idTokens[Int(ref.slot)]
+                if token.environment == environment && token.realm == realm && token.clientId == clientId {
+                    return token
+                }
+            }
+        }
+        return nil
+    }
+
+    func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        for environment in environments {
+            for ref in bucket.refs where ref.kind == .account {
+                let account = contents.accounts[Int(ref.slot)]
+                if account.environment == environment && account.realm == realm { return account }
+            }
+        }
+        return nil
+    }
+
+    /// All account records (tenant profiles) of a home account, in any environment.
+    func accountRecords(homeAccountId: String) -> [CacheAccount] {
+        refs(homeAccountId).filter { $0.kind == .account }.map { contents.accounts[Int($0.slot)] }
+    }
+
+    func appMetadata(environments: [String], clientId: String) -> CacheAppMetadata? {
+        for environment in environments {
+            if let index = appMetadataIndex(environment: environment, clientId: clientId) {
+                return contents.appMetadata[index]
+            }
+        }
+        return nil
+    }
+
+    /// The family to look family refresh tokens up in: the app metadata's `family_id` when app
+    /// metadata exists (empty: none), else `"1"` (reference §5 FOCI).
+    func familyId(environments: [String], clientId: String) -> String {
+        guard let metadata = appMetadata(environments: environments, clientId: clientId) else { return "1" }
+        return metadata.familyId ?? ""
+    }
+
+    func accountMetadata(clientId: String, homeAccountId: String) -> CacheAccountMetadata? {
+        accountMetadataIndex(clientId: clientId, homeAccountId: homeAccountId).map { contents.accountMetadata[$0] }
+    }
+
+    func signInState(clientId: String, homeAccountId: String) -> SignInState {
+        accountMetadata(clientId: clientId, homeAccountId: homeAccountId)?.signInState ?? .unknown
+    }
+}

@@ -1,0 +1,384 @@
+/// The in-memory token cache: the entities in document order plus the indexes that make the
+/// silent path cost the same with one account or a hundred thousand.
+///
+/// Every credential and account record is reachable from its home account's bucket (a short
+/// list per account), so a lookup is one hash of the home account id and a scan of that
+/// account's few entries. App metadata and account metadata have their own hash indexes.
+/// Removal swaps the last entry into the hole, so it is O(1) too.
+///
+/// A value type without locking: ``TokenCache`` guards it.
+struct TokenStore: Sendable {
+    enum Kind: UInt8, Sendable {
+        case accessToken, refreshToken, idToken, account
+    }
+
+    /// An entity's place: its kind and its index in that kind's array.
+    struct EntityRef: Hashable, Sendable {
+        var kind: Kind
+        var slot: Int32
+    }
+
+    struct Bucket: Sendable {
+        /// The home account id (entities of the account share this string's storage).
+        var homeAccountId: String
+        var refs: [EntityRef]
+    }
+
+    struct AppKey: Hashable, Sendable {
+        var environment: String
+        var clientId: String
+    }
+
+    struct MetadataKey: Hashable, Sendable {
+        var clientId: String
+        var homeAccountId: String
+    }
+
+    private(set) var contents: CacheContents
+    private(set) var buckets: [String: Bucket] = [:]
+    private var appIndex: [AppKey: Int] = [:]
+    private var metadataIndex: [MetadataKey: Int] = [:]
+    /// Lowercased username → home account ids; built on first use.
+    private var usernameIndex: [String: [String]]?
+
+    /// An empty cache.
+    init() {
+        contents = CacheContents()
+    }
+
+    /// A cache holding `contents` (as read from a document): indexes the entities where they
+    /// are, and drops entries that duplicate another one's meaning (keeping the newer).
+    init(_ loaded: consuming CacheContents) {
+        let accountMetadata = loaded.accountMetadata
+        loaded.accountMetadata = []
+        contents = consume loaded
+        buckets.reserveCapacity(contents.accounts.count + contents.refreshTokens.count / 4 + 16)
+        var losers = Set<EntityRef>()
+        for slot in contents.accessTokens.indices {
+            let hid = contents.accessTokens[slot].homeAccountId
+            if let existing = firstRef(
+                .accessToken, hid, where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) })
+            {
+                let newer =
+                    (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
+                losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
+            }
+            contents.accessTokens[slot].homeAccountId = link(EntityRef(kind: .accessToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.refreshTokens.indices {
+            let hid = contents.refreshTokens[slot].homeAccountId
+            if let existing = firstRef(
+                .refreshToken, hid,
+                where: {
+                    contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
+                        && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
+                        && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
+                })
+            {
+                let newer =
+                    contents.refreshTokens[slot].modificationSeconds
+                    >= contents.refreshTokens[existing].modificationSeconds
+                losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
+            }
+            contents.refreshTokens[slot].homeAccountId = link(EntityRef(kind: .refreshToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.idTokens.indices {
+            let hid = contents.idTokens[slot].homeAccountId
+            if let existing = firstRef(
+                .idToken, hid,
+                where: {
+                    contents.idTokens[$0].environment == contents.idTokens[slot].environment
+                        && contents.idTokens[$0].realm == contents.idTokens[slot].realm
+                        && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
+                        && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
+                })
+            {
+                losers.insert(EntityRef(kind: .idToken, slot: Int32(existing)))
+            }
+            contents.idTokens[slot].homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(slot)), hid)
+        }
+        for slot in contents.accounts.indices {
+            let hid = contents.accounts[slot].homeAccountId
+            if let existing = firstRef(
+                .account, hid,
+                where: {
+                    contents.accounts[$0].environment == contents.accounts[slot].environment
+                        && contents.accounts[$0].realm == contents.accounts[slot].realm
+                        && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
+                })
+            {
+                losers.insert(EntityRef(kind: .account, slot: Int32(existing)))
+            }
+            contents.accounts[slot].homeAccountId = link(EntityRef(kind: .account, slot: Int32(slot)), hid)
+        }
+        for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+        var duplicateMetadata: [Int] = []
+        for index in contents.appMetadata.indices {
+            let key = AppKey(
+                environment: contents.appMetadata[index].environment, clientId: contents.appMetadata[index].clientId)
+            if let existing = appIndex[key] { duplicateMetadata.append(existing) }
+            appIndex[key] = index
+        }
+        for index in duplicateMetadata.sorted(by: >) { removeAppMetadata(at: index) }
+        for record in accountMetadata { upsert(record) }
+    }
+
+    /// Counts of each kind, for tests and logs.
+    var counts: (accessTokens: Int, refreshTokens: Int, idTokens: Int, accounts: Int, appMetadata: Int) {
+        (
+            contents.accessTokens.count, contents.refreshTokens.count, contents.idTokens.count,
+            contents.accounts.count, contents.appMetadata.count
+        )
+    }
+
+    var isEmpty: Bool {
+        contents.accessTokens.isEmpty && contents.refreshTokens.isEmpty && contents.idTokens.isEmpty
+            && contents.accounts.isEmpty && contents.appMetadata.isEmpty && contents.accountMetadata.isEmpty
+    }
+
+    // MARK: - Buckets
+
+    /// The refs of an account (empty when unknown).
+    func refs(_ homeAccountId: String) -> [EntityRef] {
+        buckets[homeAccountId]?.refs ?? []
+    }
+
+    /// Adds `ref` to the bucket of `homeAccountId` and returns the bucket's shared id string.
+    private mutating func link(_ ref: EntityRef, _ homeAccountId: String) -> String {
+        if let shared = buckets[homeAccountId]?.homeAccountId {
+            buckets[homeAccountId]!.refs.append(ref)
+            return shared
+        }
+        buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: [ref])
+        return homeAccountId
+    }
+
+    private mutating func unlink(_ ref: EntityRef, _ homeAccountId: String) {
+        guard var bucket = buckets.removeValue(forKey: homeAccountId) else { return }
+        if let position = bucket.refs.firstIndex(of: ref) { bucket.refs.remove(at: position) }
+        if !bucket.refs.isEmpty { buckets[homeAccountId] = bucket }
+    }
+
+    private mutating func relink(_ old: EntityRef, to new: EntityRef, _ homeAccountId: String) {
+        guard let position = buckets[homeAccountId]?.refs.firstIndex(of: old) else { return }
+        buckets[homeAccountId]!.refs[position] = new
+    }
+
+    // MARK: - Insert and remove, by kind
+
+    /// Inserts or replaces the access token with the same slot (account, environment, realm,
+    /// client, type and scope set).
+    mutating func upsert(_ token: CacheAccessToken, replacingOlder: Bool = false) {
+        if let existing = firstRef(
+            .accessToken, token.homeAccountId, where: { contents.accessTokens[$0].isSameSlot(as: token) })
+        {
+            if replacingOlder, (contents.accessTokens[existing].cachedAt ?? 0) > (token.cachedAt ?? 0) { return }
+            var replacement = token
+            replacement.homeAccountId = contents.accessTokens[existing].homeAccountId
+            contents.accessTokens[existing] = replacement
+            return
+        }
+        var token = token
+        token.homeAccountId = link(
+            EntityRef(kind: .accessToken, slot: Int32(contents.accessTokens.count)), token.homeAccountId)
+        contents.accessTokens.append(token)
+    }
+
+    /// Inserts or replaces the refresh token of the same account, environment and client
+    /// (MSAL Python's one-per-client shape; MSAL.NET's family-keyed and MSAL for iOS's
+    /// twice-stored tokens collapse into it).
+    mutating func upsert(_ token: CacheRefreshToken, replacingOlder: Bool = false) {
+        let matches = refs(token.homeAccountId).filter { ref in
+            ref.kind == .refreshToken
+                && {
+                    let other = contents.refreshTokens[Int(ref.slot)]
+                    return other.environment == token.environment && other.clientId == token.clientId
+                }()
+        }
+        if replacingOlder,
+            let newer = matches.first(where: { ref in
+                contents.refreshTokens[Int(ref.slot)].modificationSeconds > token.modificationSeconds
+            })
+        {
+            _ = newer
+            return
+        }
+        // Remove from the highest slot down so swap-removal does not move a later match.
+        for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+        var token = token
+        token.homeAccountId = link(
+            EntityRef(kind: .refreshToken, slot: Int32(contents.refreshTokens.count)), token.homeAccountId)
+        contents.refreshTokens.append(token)
+    }
+
+    mutating func upsert(_ token: CacheIdToken) {
+        if let existing = firstRef(
+            .idToken, token.homeAccountId,
+            where: {
+                let other = contents.idTokens[$0]
+                return other.environment == token.environment && other.realm == token.realm
+                    && other.clientId == token.clientId
+            })
+        {
+            var replacement = token
+            replacement.homeAccountId = contents.idTokens[existing].homeAccountId
+            contents.idTokens[existing] = replacement
+            return
+        }
+        var token = token
+        token.homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(contents.idTokens.count)), token.homeAccountId)
+        contents.idTokens.append(token)
+    }
+
+    /// Inserts or replaces the account record of the same home account, environment and realm;
+    /// `keepUnknown` carries the replaced record's unknown fields and original key over.
+    mutating func upsert(_ account: CacheAccount, keepUnknown: Bool) {
+        if let existing = firstRef(
+            .account, account.homeAccountId,
+            where: {
+                let other = contents.accounts[$0]
+                return other.environment == account.environment && other.realm == account.realm
+            })
+        {
+            let old = contents.accounts[existing]
+            var replacement = account
+            replacement.homeAccountId = old.homeAccountId
+            if keepUnknown {
+                if replacement.unknown.isEmpty { replacement.unknown = old.unknown }
+                if replacement.originalKey == nil { replacement.originalKey = old.originalKey }
+                if replacement.clientInfo == nil { replacement.clientInfo = old.clientInfo }
+            }
+            if old.username != replacement.username { usernameIndex = nil }
+            contents.accounts[existing] = replacement
+            return
+        }
+        var account = account
+        account.homeAccountId = link(
+            EntityRef(kind: .account, slot: Int32(contents.accounts.count)), account.homeAccountId)
+        if usernameIndex != nil {
+            usernameIndex![account.username.lowercased(), default: []].append(account.homeAccountId)
+        }
+        contents.accounts.append(account)
+    }
+
+    mutating func upsert(_ metadata: CacheAppMetadata, keepUnknown: Bool) {
+        let key = AppKey(environment: metadata.environment, clientId: metadata.clientId)
+        if let existing = appIndex[key] {
+            var replacement = metadata
+            if keepUnknown {
+                let old = contents.appMetadata[existing]
+                if replacement.unknown.isEmpty { replacement.unknown = old.unknown }
+                if replacement.originalKey == nil { replacement.originalKey = old.originalKey }
+            }
+            contents.appMetadata[existing] = replacement
+            return
+        }
+        appIndex[key] = contents.appMetadata.count
+        contents.appMetadata.append(metadata)
+    }
+
+    mutating func upsert(_ record: CacheAccountMetadata) {
+        let key = MetadataKey(clientId: record.clientId, homeAccountId: record.homeAccountId)
+        if let existing = metadataIndex[key] {
+            contents.accountMetadata[existing] = record
+            return
+        }
+        metadataIndex[key] = contents.accountMetadata.count
+        contents.accountMetadata.append(record)
+    }
+
+    /// Removes the entity at `ref` (swapping the last entity of its kind into its place).
+    mutating func remove(_ ref: EntityRef) {
+        let slot = Int(ref.slot)
+        let owners: (removed: String, moved: String?)
+        switch ref.kind {
+        case .accessToken: owners = Self.swapRemove(slot, &contents.accessTokens) { $0.homeAccountId }
+        case .refreshToken: owners = Self.swapRemove(slot, &contents.refreshTokens) { $0.homeAccountId }
+        case .idToken: owners = Self.swapRemove(slot, &contents.idTokens) { $0.homeAccountId }
+        case .account:
+            usernameIndex = nil
+            owners = Self.swapRemove(slot, &contents.accounts) { $0.homeAccountId }
+        }
+        unlink(ref, owners.removed)
+        if let moved = owners.moved {
+            // The entity that was last (slot == new count) now lives at `slot`.
+            relink(EntityRef(kind: ref.kind, slot: Int32(slotCount(ref.kind))), to: ref, moved)
+        }
+    }
+
+    private func slotCount(_ kind: Kind) -> Int {
+        switch kind {
+        case .accessToken: contents.accessTokens.count
+        case .refreshToken: contents.refreshTokens.count
+        case .idToken: contents.idTokens.count
+        case .account: contents.accounts.count
+        }
+    }
+
+    /// Removes `list[slot]` by moving the last element into it; returns the removed entity's
+    /// owner and, when an element moved, the moved one's owner.
+    private static func swapRemove<Entity>(
+        _ slot: Int, _ list: inout [Entity], _ owner: (Entity) -> String
+    ) -> (removed: String, moved: String?) {
+        let removed = owner(list[slot])
+        let last = list.count - 1
+        guard slot != last else {
+            list.removeLast()
+            return (removed, nil)
+        }
+        let moved = owner(list[last])
+        list.swapAt(slot, last)
+        list.removeLast()
+        return (removed, moved)
+    }
+
+    mutating func removeAppMetadata(at index: Int) {
+        let removed = contents.appMetadata[index]
+        appIndex[AppKey(environment: removed.environment, clientId: removed.clientId)] = nil
+        let last = contents.appMetadata.count - 1
+        if index != last {
+            let moved = contents.appMetadata[last]
+            contents.appMetadata.swapAt(index, last)
+            appIndex[AppKey(environment: moved.environment, clientId: moved.clientId)] = index
+        }
+        contents.appMetadata.removeLast()
+    }
+
+    /// Removes everything this library models; unknown sections stay.
+    mutating func removeAllEntities() {
+        let unknownSections = contents.unknownSections
+        self = TokenStore()
+        contents.unknownSections = unknownSections
+    }
+
+    /// The first slot of `kind` in the account's bucket satisfying `predicate`.
+    func firstRef(_ kind: Kind, _ homeAccountId: String, where predicate: (Int) -> Bool) -> Int? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        for ref in bucket.refs where ref.kind == kind && predicate(Int(ref.slot)) {
+            return Int(ref.slot)
+        }
+        return nil
+    }
+
+    // MARK: - Indexes used by queries
+
+    func appMetadataIndex(environment: String, clientId: String) -> Int? {
+        appIndex[AppKey(environment: environment, clientId: clientId)]
+    }
+
+    func accountMetadataIndex(clientId: String, homeAccountId: String) -> Int? {
+        metadataIndex[MetadataKey(clientId: clientId, homeAccountId: homeAccountId)]
+    }
+
+    /// Home account ids whose username equals `username` case-insensitively.
+    mutating func homeAccountIds(username: String) -> [String] {
+        if usernameIndex == nil {
+            var index: [String: [String]] = [:]
+            for account in contents.accounts {
+                index[account.username.lowercased(), default: []].append(account.homeAccountId)
+            }
+            usernameIndex = index
+        }
+        return usernameIndex?[username.lowercased()] ?? []
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import XCTest
+
+@testable import MSAL
+
+final class CacheDocumentTests: XCTestCase {
+    private func decode(_ text: String) throws -> CacheContents {
+        try CacheDocumentCodec.decode(Array(text.utf8))
+    }
+
+    func testPythonDocumentLoadsEveryEntity() throws {
+        let contents = try decode(CacheFixtures.pythonDocument)
+        XCTAssertEqual(contents.accessTokens.count, 1)
+        XCTAssertEqual(contents.refreshTokens.count, 1)
+        XCTAssertEqual(contents.idTokens.count, 1)
+        XCTAssertEqual(contents.accounts.count, 1)
+        XCTAssertEqual(contents.appMetadata.count, 1)
+        let token = try XCTUnwrap(contents.accessTokens.first)
+        XCTAssertEqual(token.target, "Mail.Read User.Read")
+        XCTAssertEqual(token.expiresOn, 1_700_003_600)
+        XCTAssertEqual(token.refreshOn, 1_700_001_800)
+        XCTAssertNil(token.originalKey, "MSAL Python's key is the key we write")
+        XCTAssertEqual(token.unknown.raw, #""key_id":null"#)
+        XCTAssertEqual(contents.refreshTokens.first?.familyId, "1")
+        XCTAssertNil(contents.refreshTokens.first?.originalKey)
+        XCTAssertNil(contents.idTokens.first?.originalKey)
+        XCTAssertNil(contents.accounts.first?.originalKey)
+        XCTAssertNil(contents.appMetadata.first?.originalKey)
+        XCTAssertEqual(contents.accounts.first?.unknown.members["account_source"], .string("password"))
+        XCTAssertEqual(contents.unknownSections.map(\.name), ["ForeignSection"])
+    }
+
+    func testRoundTripKeepsMeaningUnknownFieldsAndSections() throws {
+        let original = try JSONValue(parsing: CacheFixtures.pythonDocument)
+        let written = CacheDocumentCodec.encode(TokenStore(try decode(CacheFixtures.pythonDocument)).contents)
+        let reparsed = try JSONValue(parsing: written)
+        XCTAssertEqual(reparsed, original)
+    }
+
+    func testForeignKeysAreKeptAndDuplicatesCollapse() throws {
+        // MSAL.NET keys family tokens by the family id; MSAL for iOS stores the token twice.
+        let hid = CacheFixtures.homeAccountId
+        let document = """
+            {"RefreshToken": {
+              "\(hid)-localhost-refreshtoken-1--": {"credential_type": "RefreshToken", "secret": "old",
+                "home_account_id": "\(hid)", "environment": "localhost", "client_id": "\(CacheFixtures.clientId)",
+                "family_id": "1", "last_modification_time": "100"},
+              "\(hid)-localhost-refreshtoken-\(CacheFixtures.clientId)--": {"credential_type": "RefreshToken",
+                "secret": "new", "home_account_id": "\(hid)", "environment": "localhost",
+                "client_id": "\(CacheFixtures.clientId)", "last_modification_time": "200"}
+            }}
+            """
+        let store = TokenStore(try decode(document))
+        XCTAssertEqual(store.contents.refreshTokens.map(\.secret), ["new"])
+        XCTAssertNil(store.contents.refreshTokens.first?.originalKey, "its key is the one MSAL Python builds")
+    }
+
+    func testMalformedEntriesAreSkipped() throws {
+        let document = """
+            {"AccessToken": {"a": {"secret": "x"}, "b": 5, "c": {"credential_type": "AccessToken", "secret": 12,
+              "home_account_id": "h", "environment": "e", "client_id": "c", "target": "t"}},
+             "Account": {"k": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "u"}}}
+            """
+        let contents = try decode(document)
+        XCTAssertEqual(contents.accessTokens.count, 0)
+        XCTAssertEqual(contents.skipped["AccessToken"], 3)
+        XCTAssertEqual(contents.accounts.count, 1)
+    }
+
+    func testNotJSONAndTruncatedAreCorrupt() {
+        for text in [
+            "not json", "{\"AccessToken\": {", "{\"AccessToken\": {}} trailing", "[1, 2]",
+            String(CacheFixtures.pythonDocument.dropLast(40)),
+        ] {
+            XCTAssertThrowsError(try decode(text), text)
+        }
+        XCTAssertEqual(try decode("  \n").accessTokens.count, 0, "an empty file is an empty cache")
+    }
+
+    func testEscapesAndNonASCIIRoundTrip() throws {
+        let document =
+            #"{"Account": {"k\"ey": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "J\u00f6rg \"Q\" \\ /", "name": "Zoë"}}}"#
+        let contents = try decode(document)
+        let account = try XCTUnwrap(contents.accounts.first)
+        XCTAssertEqual(account.username, "Jörg \"Q\" \\ /")
+        XCTAssertEqual(account.name, "Zoë")
+        XCTAssertEqual(account.originalKey, "k\"ey")
+        let again = try CacheDocumentCodec.decode(CacheDocumentCodec.encode(contents))
+        XCTAssertEqual(again.accounts, contents.accounts)
+    }
+
+    func testWindowedReadingMatchesWholeReading() throws {
+        let bytes = Array(CacheFixtures.pythonDocument.utf8)
+        for windowSize in [1, 7, 64, 333] {
+            var reader = CacheDocumentReader()
+            var start = 0
+            var end = 0
+            var pending: [UInt8] = []
+            while !reader.isDone {
+                end = min(bytes.count, end + windowSize)
+                pending += bytes[start..<end]
+                start = end
+                let isFinal = end == bytes.count
+                let consumed = try pending.withUnsafeBytes {
+                    try reader.consume($0, origin: 0, isFinal: isFinal)
+                }
+                pending.removeFirst(consumed)
+                if isFinal { break }
+            }
+            XCTAssertEqual(reader.contents.accessTokens.count, 1, "window \(windowSize)")
+            XCTAssertEqual(reader.contents.accounts.first?.username, "Alice@Contoso.com")
+            XCTAssertEqual(reader.contents.unknownSections.count, 1)
+        }
+    }
+
+    func testBenchmarkFixtureLoads() throws {
+        let folder = CacheFixtures.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
+        XCTAssertEqual(try CacheBenchmarkHooks.load(path: path), 3)
+    }
+}

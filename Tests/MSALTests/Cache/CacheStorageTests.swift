@@ -1,0 +1,184 @@
+import Foundation
+import Glibc
+import XCTest
+
+@testable import MSAL
+
+/// An app-provided storage holding the document in memory.
+private final class MemoryStorage: MSALCacheStorage, @unchecked Sendable {
+    // @unchecked: `data` is only touched under `lock`.
+    private let lock = NSLock()
+    private var data: Data?
+    var saves = 0
+
+    func load() throws -> Data? {
+        lock.lock()
+        defer { lock.unlock() }
+        return data
+    }
+
+    func save(_ data: Data) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        self.data = data
+        saves += 1
+    }
+}
+
+final class CacheStorageTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = CacheFixtures.temporaryFolder()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func fileCache(_ path: String, key: [UInt8]? = nil, isDefault: Bool = false) -> TokenCache {
+        TokenCache(
+            settings: CacheSettings(
+                location: .file(path: path, isDefault: isDefault), encryptionKey: key, lockTimeout: 2))
+    }
+
+    private func mode(_ path: String) -> mode_t {
+        var info = stat()
+        stat(path, &info)
+        return info.st_mode & 0o777
+    }
+
+    func testDefaultPathAndPermissions() throws {
+        let url = MSALCacheConfig.defaultCacheFileURL(keychainSharingGroup: "com.contoso.group")
+        XCTAssertTrue(url.path.hasSuffix("/msal/com.contoso.group/msal_cache.json"))
+        let config = MSALCacheConfig()
+        XCTAssertEqual(config.keychainSharingGroup, "com.microsoft.identity.universalstorage")
+        config.inMemoryOnly = true
+        XCTAssertNil(config.resolvedCacheFileURL)
+
+        let path = folder.appendingPathComponent("msal/group/msal_cache.json").path
+        let cache = fileCache(path, isDefault: true)
+        try cache.modify { $0.save(CacheFixtures.response()) }
+        XCTAssertEqual(mode(path), 0o600)
+        XCTAssertEqual(mode((path as NSString).deletingLastPathComponent), 0o700)
+        XCTAssertEqual(mode(path + ".lock"), 0o600)
+        let again = fileCache(path)
+        XCTAssertEqual(try again.read { $0.counts.accessTokens }, 1)
+    }
+
+    func testRewriteIsAtomicAndLeavesNoTemporaryFiles() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        try Data(CacheFixtures.pythonDocument.utf8).write(to: URL(fileURLWithPath: path))
+        var before = stat()
+        stat(path, &before)
+        let cache = fileCache(path)
+        try cache.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        var after = stat()
+        stat(path, &after)
+        XCTAssertNotEqual(before.st_ino, after.st_ino, "replaced by rename, never written in place")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(names, ["cache.json", "cache.json.lock"])
+        // The foreign section and fields survived.
+        let document = try JSONValue(parsing: Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertNotNil(document["ForeignSection"])
+        XCTAssertEqual(try cache.read { $0.counts.accounts }, 2)
+    }
+
+    func testAnotherWriterIsSeenOnNextRead() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        let first = fileCache(path)
+        let second = fileCache(path)
+        XCTAssertEqual(try first.read { $0.counts.accounts }, 0)
+        try second.modify { $0.save(CacheFixtures.response()) }
+        XCTAssertEqual(try first.read { $0.counts.accounts }, 1)
+        try first.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertEqual(try second.read { $0.counts.accounts }, 2)
+    }
+
+    func testCorruptAndTruncatedFilesAreQuarantined() throws {
+        let truncated = String(CacheFixtures.pythonDocument.prefix(700))
+        for (index, text) in ["this is not JSON", truncated, "{\"AccessToken\": [1,"].enumerated() {
+            let path = folder.appendingPathComponent("cache\(index).json").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let cache = fileCache(path)
+            XCTAssertEqual(try cache.read { $0.counts.accessTokens }, 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let moved = try XCTUnwrap(names.first { $0.hasPrefix("cache\(index).json.corrupt-") })
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(moved), encoding: .utf8), text)
+            try cache.modify { $0.save(CacheFixtures.response()) }
+            XCTAssertEqual(try fileCache(path).read { $0.counts.accessTokens }, 1, "the app goes on")
+        }
+    }
+
+    func testEncryptedFileHoldsNoPlaintextAndNeedsTheKey() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        let key = [UInt8](repeating: 7, count: 32)
+        try fileCache(path, key: key).modify { $0.save(CacheFixtures.response(accessToken: "SECRET-ACCESS-TOKEN")) }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertTrue(bytes.starts(with: CacheEncryption.header))
+        for needle in ["SECRET-ACCESS-TOKEN", "alice", "AccessToken", CacheFixtures.uid] {
+            XCTAssertNil(bytes.range(of: Data(needle.utf8)), needle)
+        }
+        XCTAssertEqual(try fileCache(path, key: key).read { $0.counts.accessTokens }, 1)
+
+        for wrong in [[UInt8](repeating: 8, count: 32), nil] {
+            XCTAssertThrowsError(try fileCache(path, key: wrong).read { $0.counts.accessTokens }) { error in
+                let error = error as NSError
+                XCTAssertEqual(error.domain, MSALErrorDomain)
+                XCTAssertTrue((error.userInfo[MSALErrorDescriptionKey] as? String ?? "").contains("left untouched"))
+            }
+            XCTAssertThrowsError(try fileCache(path, key: wrong).modify { $0.save(CacheFixtures.response()) })
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "the file is untouched")
+        }
+        // Tampering with any byte, header included, is detected.
+        for offset in [3, bytes.count / 2, bytes.count - 1] {
+            var tampered = bytes
+            tampered[offset] ^= 1
+            try tampered.write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try fileCache(path, key: key).read { $0.counts.accessTokens })
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), tampered)
+        }
+    }
+
+    func testCustomStorage() throws {
+        let storage = MemoryStorage()
+        let cache = TokenCache(settings: CacheSettings(location: .custom(storage)))
+        try cache.modify { $0.save(CacheFixtures.response()) }
+        XCTAssertEqual(storage.saves, 1)
+        let document = try JSONValue(parsing: XCTUnwrap(storage.load()))
+        XCTAssertNotNil(document["AccessToken"])
+        let other = TokenCache(settings: CacheSettings(location: .custom(storage)))
+        XCTAssertEqual(try other.read { $0.counts.accounts }, 1)
+
+        let key = [UInt8](repeating: 1, count: 32)
+        let encrypted = TokenCache(settings: CacheSettings(location: .custom(storage), encryptionKey: key))
+        try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertTrue(try XCTUnwrap(storage.load()).starts(with: CacheEncryption.header))
+        XCTAssertThrowsError(
+            try TokenCache(settings: CacheSettings(location: .custom(storage))).read { $0.counts.accounts })
+    }
+
+    func testInMemoryConfigSnapshot() throws {
+        let config = MSALCacheConfig()
+        config.inMemoryOnly = true
+        let cache = TokenCache(settings: config.settings())
+        try cache.modify { $0.save(CacheFixtures.response()) }
+        XCTAssertNil(cache.filePath)
+        XCTAssertEqual(try cache.read { $0.counts.accessTokens }, 1)
+    }
+
+    func testLockTimeoutIsAClearError() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        let holder = open(path + ".lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(holder) }
+        XCTAssertEqual(flock(holder, LOCK_EX), 0)
+        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 0.2))
+        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) }) { error in
+            let error = error as NSError
+            XCTAssertEqual(error.code, MSALError.internal.rawValue)
+            XCTAssertTrue((error.userInfo[MSALErrorDescriptionKey] as? String ?? "").contains("Timed out"))
+        }
+        flock(holder, LOCK_UN)
+        try cache.modify { $0.save(CacheFixtures.response()) }
+    }
+}
