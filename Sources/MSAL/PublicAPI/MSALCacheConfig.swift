@@ -1,4 +1,5 @@
 public import Foundation
+import MSALNative
 
 /// Where and how the token cache is kept; `MSALPublicClientApplicationConfig.cacheConfig`.
 ///
@@ -16,39 +17,77 @@ public import Foundation
 /// config.cacheConfig.keychainSharingGroup = "com.contoso.shared"      // share with sibling apps
 /// config.cacheConfig.encryptionKey = try loadKeyFromSecretService()  // 32 bytes: AES-256-GCM
 /// ```
-public final class MSALCacheConfig {
+public final class MSALCacheConfig: @unchecked Sendable {
+    // @unchecked: every stored value is behind `values`' lock.
+    private struct Values {
+        var keychainSharingGroup = MSALCacheConfig.defaultKeychainSharingGroup
+        var cacheFileURL: URL?
+        var inMemoryOnly = false
+        var encryptionKey: Data?
+        var customStorage: (any MSALCacheStorage)?
+        var lockTimeout: TimeInterval = 10
+    }
+
+    private let values = Locked(Values())
+
     /// The default group on Linux, the same as MSAL for macOS.
     public static let defaultKeychainSharingGroup = "com.microsoft.identity.universalstorage"
 
     /// The sharing group: names the folder of the default cache file. Applications with the same
     /// group share one cache. Default ``defaultKeychainSharingGroup``. Must not contain `/`.
-    public var keychainSharingGroup: String = MSALCacheConfig.defaultKeychainSharingGroup
+    public var keychainSharingGroup: String {
+        get { values.withLock { $0.keychainSharingGroup } }
+        set { values.withLock { $0.keychainSharingGroup = newValue } }
+    }
 
     /// A cache file to use instead of the default one (its folder is created with mode 0700 when
     /// missing). Takes precedence over ``keychainSharingGroup``. Default `nil`.
-    public var cacheFileURL: URL?
+    public var cacheFileURL: URL? {
+        get { values.withLock { $0.cacheFileURL } }
+        set { values.withLock { $0.cacheFileURL = newValue } }
+    }
 
     /// Keep the cache in memory only: nothing is read from or written to disk, and the cache ends
     /// with the application object. Default `false`.
-    public var inMemoryOnly = false
+    public var inMemoryOnly: Bool {
+        get { values.withLock { $0.inMemoryOnly } }
+        set { values.withLock { $0.inMemoryOnly = newValue } }
+    }
 
     /// A 32-byte key: the file (or custom storage document) is then encrypted with AES-256-GCM,
     /// holding no plaintext. A file that does not open with this key is left untouched and the
     /// cache calls fail with an error that says so. A plaintext file found while a key is set is
     /// read and re-written encrypted on the next change. Default `nil` (plaintext, like MSAL
     /// Python; the file's permissions protect it).
-    public var encryptionKey: Data?
+    public var encryptionKey: Data? {
+        get { values.withLock { $0.encryptionKey } }
+        set { values.withLock { $0.encryptionKey = newValue } }
+    }
 
     /// Storage that the app provides (see ``MSALCacheStorage``); takes precedence over the file
     /// options. Default `nil`.
-    public var customStorage: (any MSALCacheStorage)?
+    public var customStorage: (any MSALCacheStorage)? {
+        get { values.withLock { $0.customStorage } }
+        set { values.withLock { $0.customStorage = newValue } }
+    }
 
     /// How long a change waits for another process's lock on the cache file before failing with
     /// an error. Default 10 seconds.
-    public var lockTimeout: TimeInterval = 10
+    public var lockTimeout: TimeInterval {
+        get { values.withLock { $0.lockTimeout } }
+        set { values.withLock { $0.lockTimeout = newValue } }
+    }
 
     /// A configuration with the defaults.
     public init() {}
+
+    /// A copy with the same settings (the custom storage object is shared).
+    func copy() -> MSALCacheConfig {
+        let copy = MSALCacheConfig()
+        let snapshot = values.withLock { $0 }
+        copy.values.withLock { $0 = snapshot }
+        return copy
+    }
 
     /// A configuration using `keychainSharingGroup`.
     public convenience init(keychainSharingGroup: String) {
@@ -83,16 +122,19 @@ public final class MSALCacheConfig {
 
     /// A snapshot of the settings, taken when an application is created.
     func settings() -> CacheSettings {
+        let values = values.withLock { $0 }
         let location: CacheSettings.Location
-        if let customStorage {
+        if let customStorage = values.customStorage {
             location = .custom(customStorage)
-        } else if inMemoryOnly {
+        } else if values.inMemoryOnly {
             location = .memory
         } else {
-            let url = cacheFileURL ?? Self.defaultCacheFileURL(keychainSharingGroup: keychainSharingGroup)
-            location = .file(path: url.path, isDefault: cacheFileURL == nil)
+            let url =
+                values.cacheFileURL ?? Self.defaultCacheFileURL(keychainSharingGroup: values.keychainSharingGroup)
+            location = .file(path: url.path, isDefault: values.cacheFileURL == nil)
         }
         return CacheSettings(
-            location: location, encryptionKey: encryptionKey.map { [UInt8]($0) }, lockTimeout: lockTimeout)
+            location: location, encryptionKey: values.encryptionKey.map { [UInt8]($0) },
+            lockTimeout: values.lockTimeout)
     }
 }

@@ -4,43 +4,46 @@ import XCTest
 @testable import MSAL
 
 final class SilentTokenDecisionTests: XCTestCase {
-    private let now = Date(timeIntervalSince1970: 1_800_000_000)
+    private let now: Int64 = 1_800_000_000
 
-    private func times(
-        expiresIn: TimeInterval, extendedIn: TimeInterval? = nil, refreshIn: TimeInterval? = nil,
-        cachedAgo: TimeInterval = 60
-    ) -> SilentTokenDecision.CachedTimes {
-        .init(
-            expiresOn: now.addingTimeInterval(expiresIn), extendedExpiresOn: extendedIn.map(now.addingTimeInterval),
-            refreshOn: refreshIn.map(now.addingTimeInterval), cachedAt: now.addingTimeInterval(-cachedAgo))
-    }
-
-    private func decide(
-        _ cached: SilentTokenDecision.CachedTimes?, skip: Bool = false, extended: Bool = false
-    ) -> SilentTokenDecision {
-        SilentTokenDecision.decide(
-            cached: cached, now: now, buffer: 300, skipCache: skip, extendedLifetimeEnabled: extended)
+    private func status(
+        expiresIn: Int64, extendedIn: Int64? = nil, refreshIn: Int64? = nil, cachedAgo: Int64 = 60
+    ) -> AccessTokenStatus {
+        let token = CacheAccessToken(
+            homeAccountId: "u.t", environment: "e", clientId: "c", realm: "t", target: "s", secret: "at",
+            tokenType: "Bearer", cachedAt: now - cachedAgo, expiresOn: now + expiresIn,
+            extendedExpiresOn: extendedIn.map { now + $0 },
+            refreshOn: refreshIn.map { now + $0 })
+        return AccessTokenStatus(token, now: now, buffer: 300)
     }
 
     func testTable() {
-        let cases: [(String, SilentTokenDecision.CachedTimes?, Bool, Bool, SilentTokenDecision)] = [
+        let cases: [(String, AccessTokenStatus?, Bool, Bool, SilentTokenDecision)] = [
             ("no token", nil, false, false, .refresh(fallback: .none)),
-            ("valid", times(expiresIn: 3600), false, false, .returnCached),
-            ("within buffer", times(expiresIn: 299), false, false, .refresh(fallback: .none)),
-            ("just outside buffer", times(expiresIn: 301), false, false, .returnCached),
-            ("force refresh", times(expiresIn: 3600), true, false, .refresh(fallback: .none)),
-            ("refresh_on passed", times(expiresIn: 3600, refreshIn: -1), false, false, .refresh(fallback: .stillValid)),
-            ("refresh_on ahead", times(expiresIn: 3600, refreshIn: 10), false, false, .returnCached),
-            ("cached in future", times(expiresIn: 3600, cachedAgo: -120), false, false, .refresh(fallback: .none)),
+            ("valid", status(expiresIn: 3600), false, false, .returnCached),
+            ("within buffer", status(expiresIn: 299), false, false, .refresh(fallback: .none)),
+            ("just outside buffer", status(expiresIn: 301), false, false, .returnCached),
+            ("force refresh", status(expiresIn: 3600), true, false, .refresh(fallback: .none)),
             (
-                "expired, extended on", times(expiresIn: -10, extendedIn: 3600), false, true,
+                "refresh_on passed", status(expiresIn: 3600, refreshIn: -1), false, false,
+                .refresh(fallback: .stillValid)
+            ),
+            ("refresh_on ahead", status(expiresIn: 3600, refreshIn: 10), false, false, .returnCached),
+            ("cached in future", status(expiresIn: 3600, cachedAgo: -120), false, false, .refresh(fallback: .none)),
+            (
+                "expired, extended on", status(expiresIn: -10, extendedIn: 3600), false, true,
                 .refresh(fallback: .extendedLifetime)
             ),
-            ("expired, extended off", times(expiresIn: -10, extendedIn: 3600), false, false, .refresh(fallback: .none)),
-            ("extended also over", times(expiresIn: -10, extendedIn: -1), false, true, .refresh(fallback: .none)),
+            (
+                "expired, extended off", status(expiresIn: -10, extendedIn: 3600), false, false,
+                .refresh(fallback: .none)
+            ),
+            ("extended also over", status(expiresIn: -10, extendedIn: -1), false, true, .refresh(fallback: .none)),
         ]
-        for (name, cached, skip, extended, expected) in cases {
-            XCTAssertEqual(decide(cached, skip: skip, extended: extended), expected, name)
+        for (name, status, skip, extended, expected) in cases {
+            XCTAssertEqual(
+                SilentTokenDecision.decide(status: status, skipCache: skip, extendedLifetimeEnabled: extended),
+                expected, name)
         }
     }
 

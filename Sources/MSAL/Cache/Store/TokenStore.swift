@@ -351,6 +351,18 @@ struct TokenStore: Sendable {
         contents.unknownSections = unknownSections
     }
 
+    /// The raw JSON of a top-level section this library does not model as entities (another
+    /// library's section, or ours such as the discovery cache), or `nil`.
+    func unknownSection(named name: String) -> String? {
+        contents.unknownSections.first { $0.name == name }?.rawValue
+    }
+
+    /// Sets (or, with `nil`, removes) a top-level section kept as raw JSON.
+    mutating func setUnknownSection(named name: String, rawValue: String?) {
+        contents.unknownSections.removeAll { $0.name == name }
+        if let rawValue { contents.unknownSections.append((name, rawValue)) }
+    }
+
     /// The first slot of `kind` in the account's bucket satisfying `predicate`.
     func firstRef(_ kind: Kind, _ homeAccountId: String, where predicate: (Int) -> Bool) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }

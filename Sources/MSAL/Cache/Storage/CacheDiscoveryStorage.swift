@@ -1,0 +1,46 @@
+import Foundation
+
+/// Keeps discovery results in the token cache document, in a section of its own
+/// (`MSALDiscovery`: `{"<url>": {"response": "<body>", "expires_on": "<epoch>"}}`), so a
+/// short-lived process started many times resolves its authority once. Other libraries keep
+/// the section untouched.
+struct CacheDiscoveryStorage: DiscoveryCacheStorage {
+    static let sectionName = "MSALDiscovery"
+
+    let cache: TokenCache
+
+    func loadDiscoveryEntries() -> [String: DiscoveryCacheEntry] {
+        guard let raw = try? cache.read({ $0.unknownSection(named: Self.sectionName) }),
+            let object = (try? JSONValue(parsing: raw))?.objectValue
+        else { return [:] }
+        var entries: [String: DiscoveryCacheEntry] = [:]
+        for (key, value) in object {
+            guard let response = value["response"]?.stringValue,
+                let expires = value["expires_on"]?.stringValue.flatMap(Double.init)
+            else { continue }
+            entries[key] = DiscoveryCacheEntry(
+                body: Data(response.utf8), expiresOn: Date(timeIntervalSince1970: expires))
+        }
+        return entries
+    }
+
+    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String) {
+        do {
+            try cache.modify { store in
+                var object = store.unknownSection(named: Self.sectionName)
+                    .flatMap { (try? JSONValue(parsing: $0))?.objectValue } ?? [:]
+                let now = Date().timeIntervalSince1970
+                object = object.filter { _, value in
+                    (value["expires_on"]?.stringValue.flatMap(Double.init) ?? 0) > now
+                }
+                object[key] = .object([
+                    "response": .string(String(decoding: entry.body, as: UTF8.self)),
+                    "expires_on": .string(String(Int64(entry.expiresOn.timeIntervalSince1970))),
+                ])
+                store.setUnknownSection(named: Self.sectionName, rawValue: JSONValue.object(object).serializedString())
+            }
+        } catch {
+            Log.warning("Could not persist a discovery result: \((error as NSError).code)")
+        }
+    }
+}
