@@ -27,7 +27,8 @@ struct CacheDiscoveryStorage: DiscoveryCacheStorage {
     func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String) {
         do {
             try cache.modify { store in
-                var object = store.unknownSection(named: Self.sectionName)
+                var object =
+                    store.unknownSection(named: Self.sectionName)
                     .flatMap { (try? JSONValue(parsing: $0))?.objectValue } ?? [:]
                 let now = Date().timeIntervalSince1970
                 object = object.filter { _, value in
