@@ -9,6 +9,7 @@ public final class MSALHTTPConfig: Sendable {
         var retryCount = 1
         var retryInterval: Double = 0.5
         var timeoutIntervalForRequest: Double = 300
+        var connectTo: [String] = []
     }
 
     private let values = Locked(Values())
@@ -35,5 +36,14 @@ public final class MSALHTTPConfig: Sendable {
     public var timeoutIntervalForRequest: Double {
         get { values.withLock { $0.timeoutIntervalForRequest } }
         set { values.withLock { $0.timeoutIntervalForRequest = newValue > 0 ? newValue : 300 } }
+    }
+
+    /// Host redirections, `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` (curl's `CONNECT_TO`):
+    /// requests for `https://HOST:PORT/...` connect to the other address while TLS still verifies
+    /// `HOST`. For tests: point `login.microsoftonline.com:443` at an emulator on loopback
+    /// (`EntraEmulator.connectTo`). Read when an application is created. Default empty.
+    public var connectTo: [String] {
+        get { values.withLock { $0.connectTo } }
+        set { values.withLock { $0.connectTo = newValue } }
     }
 }

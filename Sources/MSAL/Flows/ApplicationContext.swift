@@ -1,0 +1,83 @@
+import Foundation
+
+/// Everything the flows of one ``MSALPublicClientApplication`` share: the configuration as it was
+/// when the application was created, the transport, discovery, the token cache, throttling and
+/// the refreshes in flight.
+final class ApplicationContext: Sendable {
+    let clientId: String
+    let redirectUri: String?
+    let defaultAuthority: Authority
+    let knownAuthorities: [Authority]
+    let capabilities: [String]?
+    let tokenExpirationBuffer: TimeInterval
+    let extendedLifetimeEnabled: Bool
+    let multipleCloudsSupported: Bool
+    let bypassRedirectURIValidation: Bool
+    let transport: any HTTPTransport
+    let resolver: AuthorityResolver
+    let cache: TokenCache
+    let throttling: ThrottlingCache
+    let refreshes = SingleFlight<String, MSALResult>()
+    let now: @Sendable () -> Date
+
+    init(
+        configuration: MSALPublicClientApplicationConfig.Values, transport: any HTTPTransport,
+        now: @escaping @Sendable () -> Date
+    ) {
+        clientId = configuration.clientId
+        redirectUri = configuration.redirectUri
+        defaultAuthority = configuration.authority.model
+        knownAuthorities = configuration.knownAuthorities.map(\.model)
+        capabilities = configuration.clientApplicationCapabilities
+        tokenExpirationBuffer = configuration.tokenExpirationBuffer
+        extendedLifetimeEnabled = configuration.extendedLifetimeEnabled
+        multipleCloudsSupported = configuration.multipleCloudsSupported
+        bypassRedirectURIValidation = configuration.bypassRedirectURIValidation
+        self.transport = transport
+        self.now = now
+        cache = TokenCache(settings: configuration.cacheConfig.settings())
+        resolver = AuthorityResolver(
+            transport: transport, cache: DiscoveryCache(storage: CacheDiscoveryStorage(cache: cache), now: now))
+        throttling = ThrottlingCache(now: now)
+    }
+
+    /// The token client over this application's transport and clock.
+    var tokenClient: TokenClient { TokenClient(transport: transport, now: now) }
+
+    /// The authority of a request: the parameters' one, else the configured one, re-targeted to
+    /// the account's home tenant when it is tenantless (`common`, `consumers`, and `organizations`
+    /// for work accounts), as MSAL does for silent requests.
+    func requestAuthority(_ requested: MSALAuthority?, account: MSALAccount?, retarget: Bool, correlationId: UUID)
+        throws -> Authority
+    {
+        let authority = requested?.model ?? defaultAuthority
+        guard retarget, let tenantType = authority.aadTenantType, tenantType.isTenantless,
+            let homeTenant = account?.homeAccountId?.tenantId, !homeTenant.isEmpty
+        else { return authority }
+        if case .organizations = tenantType, homeTenant == Self.consumersTenantId { return authority }
+        return try authority.withTenant(homeTenant, correlationId: correlationId)
+    }
+
+    /// The tenant id of personal Microsoft accounts.
+    static let consumersTenantId = "9188040d-6c67-4c5b-b112-36a304b66dad"
+
+    /// The realm tokens of `resolved` are cached under for `homeTenant` (the account's utid):
+    /// AAD and CIAM use the tenant id in the provider's issuer (a domain-named tenant resolves to
+    /// its id), B2C the home tenant, AD FS and OIDC the authority's realm.
+    static func cacheRealm(_ resolved: ResolvedAuthority, homeTenant: String?) -> String {
+        switch resolved.authority.kind {
+        case .aad, .ciam:
+            if let issuerURL = URL(string: resolved.configuration.issuer),
+                let tenant = Authority.tenant(ofEndpoint: issuerURL),
+                UUID(uuidString: tenant) != nil
+            {
+                return tenant.lowercased()
+            }
+            return resolved.authority.realm
+        case .b2c:
+            return homeTenant ?? resolved.authority.realm
+        case .adfs, .oidc:
+            return resolved.authority.realm
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Builds the public account and result objects from cache entries.
+struct ResultBuilder {
+    let context: ApplicationContext
+
+    /// The public account for a merged cache account.
+    static func account(_ summary: CachedAccountSummary) -> MSALAccount {
+        let profiles = summary.tenantProfiles.map { profile in
+            MSALTenantProfile(
+                identifier: profile.account.localAccountId, environment: profile.account.environment,
+                tenantId: profile.account.realm, isHomeTenantProfile: profile.isHomeTenant,
+                claims: profile.idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+        }
+        return MSALAccount(
+            username: summary.username, homeAccountId: summary.homeAccountId, environment: summary.environment,
+            tenantProfiles: profiles,
+            accountClaims: summary.homeProfile?.idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+    }
+
+    /// The family id of this client in any cloud (app metadata), else the default family.
+    static func familyId(_ store: TokenStore, clientId: String) -> String {
+        guard let metadata = store.contents.appMetadata.first(where: { $0.clientId == clientId }) else { return "1" }
+        return metadata.familyId ?? ""
+    }
+
+    /// The result for the tokens just returned or found in the cache.
+    func result(
+        homeAccountId: String, resolved: ResolvedAuthority, realm: String, accessToken: String, scopes: [String],
+        expiresOn: Date?, extended: Bool, correlationId: UUID
+    ) throws -> MSALResult {
+        let clientId = context.clientId
+        let (summary, idToken) = try context.cache.read { store in
+            let summaries = store.accounts(
+                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
+                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false))
+            let idToken = store.idToken(
+                homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
+                clientId: clientId)
+            return (summaries.first, idToken?.secret)
+        }
+        let account =
+            summary.map(Self.account)
+            ?? MSALAccount(
+                username: nil, homeAccountId: homeAccountId, environment: resolved.cacheEnvironment,
+                tenantProfiles: nil, accountClaims: nil)
+        let profile =
+            account.tenantProfiles?.first { $0.tenantId?.lowercased() == realm.lowercased() }
+            ?? MSALTenantProfile(
+                identifier: nil, environment: resolved.cacheEnvironment, tenantId: realm,
+                isHomeTenantProfile: account.homeAccountId?.tenantId?.lowercased() == realm.lowercased(),
+                claims: idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+        return MSALResult(
+            accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extended, idToken: idToken,
+            scopes: scopes, tenantProfile: profile, account: account,
+            authority: MSALAuthority.wrap(resolved.authority), correlationId: correlationId)
+    }
+}

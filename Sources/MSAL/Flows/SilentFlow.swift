@@ -1,0 +1,271 @@
+import Foundation
+
+/// `acquireTokenSilent` (reference §5): the cached access token when it is good, else the
+/// refresh token (the app's, then the family's), with MSAL's fallbacks, error mapping and
+/// throttling. Concurrent calls that need the same refresh share one token request.
+struct SilentFlow {
+    let context: ApplicationContext
+
+    /// The request, snapshotted from the public parameters.
+    struct Request {
+        var scopes: [String]
+        var account: MSALAccount?
+        var loginHint: String?
+        var authority: MSALAuthority?
+        var claims: MSALClaimsRequest?
+        var correlationId: UUID
+        var extraQueryParameters: [String: String]?
+        var forceRefresh: Bool
+    }
+
+    func run(_ request: Request) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        let account = try resolveAccount(request)
+        guard let homeAccountId = account.identifier else {
+            throw interactionRequired("The account has no identifier; sign in interactively.", correlationId)
+        }
+        let authority = try context.requestAuthority(
+            request.authority, account: account, retarget: true, correlationId: correlationId)
+        let scopes = try ScopeRules.requestScopes(
+            request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
+        let resolved = try await context.resolver.resolve(
+            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+        let realm = ApplicationContext.cacheRealm(resolved, homeTenant: account.homeAccountId?.tenantId)
+        let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
+
+        let lookup = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
+        let decision = SilentTokenDecision.decide(
+            status: lookup.status, skipCache: request.forceRefresh || request.claims != nil,
+            extendedLifetimeEnabled: context.extendedLifetimeEnabled)
+        if case .returnCached = decision, let token = lookup.token {
+            Log.info("Returning a cached access token", correlationId: correlationId)
+            return try result(
+                for: token, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
+                extended: false, correlationId: correlationId)
+        }
+        guard case .refresh(let fallback) = decision else {
+            return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
+        }
+        return try await refresh(
+            request, homeAccountId, account, resolved, realm, scopes, claims,
+            lookup.token.map { (token: $0, fallback: fallback) })
+    }
+
+    // MARK: Account and cache
+
+    private func resolveAccount(_ request: Request) throws -> MSALAccount {
+        if let account = request.account { return account }
+        guard let hint = request.loginHint, !hint.isEmpty else {
+            throw interactionRequired(
+                "No account provided for the silent request. Please call interactive acquireToken request to get "
+                    + "an account identifier before calling acquireTokenSilent.", request.correlationId)
+        }
+        let clientId = context.clientId
+        let summaries = try context.cache.read { store in
+            store.accounts(
+                clientId: clientId, familyId: ResultBuilder.familyId(store, clientId: clientId), environments: nil,
+                query: AccountQuery(username: hint))
+        }
+        guard let summary = summaries.first else {
+            throw interactionRequired(
+                "No cached account matches the login hint; sign in interactively.", request.correlationId)
+        }
+        return ResultBuilder.account(summary)
+    }
+
+    private func cachedToken(
+        homeAccountId: String, resolved: ResolvedAuthority, realm: String, scopes: OrderedScopes
+    ) throws -> (token: CacheAccessToken?, status: AccessTokenStatus?) {
+        let clientId = context.clientId
+        let now = Int64(context.now().timeIntervalSince1970)
+        let buffer = Int64(context.tokenExpirationBuffer)
+        let wanted = TokenStore.lowercasedScopes(scopes.values)
+        return try context.cache.read { store in
+            if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
+                throw interactionRequired("Account is signed out, user interaction is required.", nil)
+            }
+            guard
+                let token = store.accessToken(
+                    homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
+                    clientId: clientId, scopes: wanted)
+            else { return (nil, nil) }
+            return (token, AccessTokenStatus(token, now: now, buffer: buffer))
+        }
+    }
+
+    private func result(
+        for token: CacheAccessToken, homeAccountId: String, resolved: ResolvedAuthority, realm: String,
+        extended: Bool, correlationId: UUID
+    ) throws -> MSALResult {
+        try ResultBuilder(context: context).result(
+            homeAccountId: homeAccountId, resolved: resolved, realm: realm, accessToken: token.secret,
+            scopes: token.target.split(separator: " ").map(String.init),
+            expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: extended,
+            correlationId: correlationId)
+    }
+
+    // MARK: Refresh
+
+    private func refresh(
+        _ request: Request, _ homeAccountId: String, _ account: MSALAccount, _ resolved: ResolvedAuthority,
+        _ realm: String, _ scopes: OrderedScopes, _ claims: String?,
+        _ cached: (token: CacheAccessToken, fallback: SilentTokenDecision.Fallback)?
+    ) async throws -> MSALResult {
+        let key = [
+            homeAccountId, resolved.networkAuthority.urlString, realm, scopes.scopeString.lowercased(), claims ?? "",
+            request.forceRefresh ? "force" : "",
+        ].joined(separator: "\u{1F}")
+        let correlationId = request.correlationId
+        let context = context
+        do {
+            return try await context.refreshes.run(key) {
+                try await redeem(request, homeAccountId, account, resolved, realm, scopes, claims, cached)
+            }.value
+        } catch let failure as RefreshFailure {
+            if let cached,
+                SilentTokenDecision.mayFallBack(
+                    cached.fallback, statusCode: failure.statusCode, isNetworkFailure: failure.isNetworkFailure)
+            {
+                Log.warning("Refresh failed; returning the cached access token", correlationId: correlationId)
+                return try result(
+                    for: cached.token, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
+                    extended: cached.fallback == .extendedLifetime, correlationId: correlationId)
+            }
+            throw failure.error
+        }
+    }
+
+    /// A refresh that failed, with what the fallback rules need.
+    struct RefreshFailure: Error {
+        let error: NSError
+        let statusCode: Int?
+        let isNetworkFailure: Bool
+    }
+
+    private func redeem(
+        _ request: Request, _ homeAccountId: String, _ account: MSALAccount, _ resolved: ResolvedAuthority,
+        _ realm: String, _ scopes: OrderedScopes, _ claims: String?,
+        _ cached: (token: CacheAccessToken, fallback: SilentTokenDecision.Fallback)?
+    ) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        let clientId = context.clientId
+        let environments = resolved.cacheLookupEnvironments
+        // Another caller (or a process sharing the cache file) may have refreshed meanwhile: a
+        // token that is now good is returned without a request.
+        if !request.forceRefresh, request.claims == nil,
+            let fresh = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
+                .token,
+            fresh.secret != cached?.token.secret,
+            AccessTokenStatus(
+                fresh, now: Int64(context.now().timeIntervalSince1970), buffer: Int64(context.tokenExpirationBuffer))
+                == .valid(refreshNeeded: false)
+        {
+            return try result(
+                for: fresh, homeAccountId: homeAccountId, resolved: resolved, realm: realm, extended: false,
+                correlationId: correlationId)
+        }
+        let (appToken, familyToken) = try context.cache.read { store in
+            let familyId = store.familyId(environments: environments, clientId: clientId)
+            return (
+                store.refreshToken(homeAccountId: homeAccountId, environments: environments, clientId: clientId),
+                familyId.isEmpty
+                    ? nil
+                    : store.familyRefreshToken(
+                        homeAccountId: homeAccountId, environments: environments, familyId: familyId)
+            )
+        }
+        guard let first = appToken ?? familyToken else {
+            throw RefreshFailure(
+                error: interactionRequired(
+                    "No token matching arguments found in the cache, user interaction is required", correlationId),
+                statusCode: nil, isNetworkFailure: false)
+        }
+        do {
+            return try await redeem(first, usedFamily: appToken == nil, request, account, resolved, scopes, claims)
+        } catch let failure as RefreshFailure {
+            // An app refresh token the server refuses for a reason the user could fix: try the
+            // family's, when it is another token.
+            if appToken != nil, let familyToken, familyToken.secret != first.secret,
+                MSALErrors.isRecoverableByInteraction(
+                    failure.error.userInfo[NSUnderlyingErrorKey] as? NSError ?? failure.error)
+            {
+                return try await redeem(familyToken, usedFamily: true, request, account, resolved, scopes, claims)
+            }
+            throw failure
+        }
+    }
+
+    private func redeem(
+        _ refreshToken: CacheRefreshToken, usedFamily: Bool, _ request: Request, _ account: MSALAccount,
+        _ resolved: ResolvedAuthority, _ scopes: OrderedScopes, _ claims: String?
+    ) async throws -> MSALResult {
+        let correlationId = request.correlationId
+        let tokenRequest = TokenRequest.refreshToken(
+            refreshToken.secret, redirectURI: context.redirectUri, endpoint: resolved.configuration.tokenEndpoint,
+            common: .init(
+                clientId: context.clientId, scope: ScopeRules.tokenRequestScopes(scopes).scopeString,
+                requestClientInfo: resolved.authority.supportsClientInfo, claims: claims,
+                extraQueryParameters: request.extraQueryParameters))
+        let thumbprints = ThrottlingCache.Thumbprints(
+            endpoint: tokenRequest.endpoint, parameters: tokenRequest.parameters)
+        if let throttled = context.throttling.throttledError(for: thumbprints) {
+            Log.warning(
+                "Request throttled by the client (Retry-After or repeated failure)", correlationId: correlationId)
+            throw RefreshFailure(error: throttled, statusCode: nil, isNetworkFailure: false)
+        }
+        let response: TokenResponse
+        do {
+            response = try await context.tokenClient.redeem(
+                tokenRequest, correlationId: correlationId, homeAccountId: account.identifier)
+        } catch {
+            let serverError = error.error
+            applySideEffects(serverError, refreshToken: refreshToken, usedFamily: usedFamily)
+            let mapped: NSError
+            if serverError.domain == MSALErrorDomain, MSALErrors.isRecoverableByInteraction(serverError) {
+                mapped = MSALErrors.silentFlowError(wrapping: serverError, correlationId: correlationId)
+            } else {
+                mapped = serverError
+            }
+            context.throttling.record(
+                error: mapped, statusCode: error.statusCode, retryAfter: error.retryAfter, for: thumbprints)
+            throw RefreshFailure(
+                error: mapped, statusCode: error.statusCode, isNetworkFailure: serverError.domain == NSURLErrorDomain)
+        }
+        return try TokenResponseHandler(context: context).handle(
+            response,
+            for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, account: account))
+    }
+
+    /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;
+    /// `client_mismatch` after a family token takes the app out of the family.
+    private func applySideEffects(_ error: NSError, refreshToken: CacheRefreshToken, usedFamily: Bool) {
+        let action = SubErrorAction.forServerError(
+            oauthError: error.userInfo[MSALOAuthErrorKey] as? String,
+            subError: error.userInfo[MSALOAuthSubErrorKey] as? String, usedFamilyRefreshToken: usedFamily)
+        let clientId = context.clientId
+        do {
+            switch action {
+            case .none:
+                break
+            case .deleteRefreshToken:
+                try context.cache.modify { store in
+                    store.removeRefreshToken(
+                        homeAccountId: refreshToken.homeAccountId, environment: refreshToken.environment,
+                        clientId: refreshToken.clientId, secret: refreshToken.secret)
+                }
+            case .clearFamilyId:
+                try context.cache.modify { $0.clearFamilyId(environment: refreshToken.environment, clientId: clientId) }
+            case .removeAccount:
+                try context.cache.modify {
+                    $0.removeAccount(homeAccountId: refreshToken.homeAccountId, clientId: clientId, environments: nil)
+                }
+            }
+        } catch {
+            Log.error("Could not update the cache after a refresh failure: \((error as NSError).code)")
+        }
+    }
+
+    private func interactionRequired(_ message: String, _ correlationId: UUID?) -> NSError {
+        MSALErrors.make(.interactionRequired, message, ErrorDetails(correlationId: correlationId))
+    }
+}

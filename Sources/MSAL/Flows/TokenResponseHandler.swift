@@ -1,0 +1,123 @@
+import Foundation
+
+/// Turns a successful token response into cache entries and an ``MSALResult``: identifiers from
+/// `client_info` (or the id token's `sub` for AD FS and OIDC issuers), the storage environment and
+/// realm of the resolved authority, one cache write for everything, then the declined-scope check
+/// (tokens are cached first, as MSAL does).
+struct TokenResponseHandler {
+    let context: ApplicationContext
+
+    /// What the request was.
+    struct Request {
+        var resolved: ResolvedAuthority
+        /// The scopes the caller asked for (without the OIDC scopes).
+        var scopes: OrderedScopes
+        var correlationId: UUID
+        /// The nonce sent on /authorize, to check in the id token; `nil` for other grants.
+        var nonce: String?
+        /// The account the request was for, when known (refreshes may return no id token).
+        var account: MSALAccount?
+        /// Whether the id token's claims must be validated (interactive sign-in).
+        var validateIdToken = false
+    }
+
+    func handle(_ response: TokenResponse, for request: Request) throws -> MSALResult {
+        let authority = request.resolved.authority
+        let correlationId = request.correlationId
+        let clientInfo = try response.clientInfo.map { try ClientInfo(raw: $0, correlationId: correlationId) }
+        if clientInfo == nil, authority.supportsClientInfo, case .aad = authority.kind {
+            throw MSALErrors.make(
+                .internalErrorInvalidResponse, "Client info was not returned in the server response.",
+                ErrorDetails(correlationId: correlationId))
+        }
+        let claims = try response.idToken.map { try IDTokenClaims(raw: $0, correlationId: correlationId) }
+        if request.validateIdToken, let claims {
+            try claims.validate(
+                clientId: context.clientId, issuer: nil, nonce: request.nonce, now: context.now(),
+                correlationId: correlationId)
+        }
+
+        let existing = request.account
+        guard
+            let homeAccountId = clientInfo?.homeAccountId ?? claims?.subject.map({ $0 })
+                ?? existing?.identifier
+        else {
+            throw MSALErrors.make(
+                .internalErrorInvalidResponse,
+                "The token response identifies no account: it has neither client_info nor an id_token.",
+                ErrorDetails(correlationId: correlationId))
+        }
+        let homeTenant = clientInfo?.utid ?? existing?.homeAccountId?.tenantId
+        let environment = request.resolved.cacheEnvironment
+        let realm = Self.realm(claims: claims, resolved: request.resolved, homeTenant: homeTenant)
+        let cached = try context.cache.read { store in
+            store.account(
+                homeAccountId: homeAccountId, environments: request.resolved.cacheLookupEnvironments, realm: realm)
+        }
+        let username =
+            claims?.preferredUsername ?? cached?.username ?? existing?.username
+            ?? (authority.b2cPolicy != nil ? "Missing from the token response" : claims?.subject) ?? ""
+        var record = TokenResponseRecord(
+            clientId: context.clientId, environment: environment, realm: realm, homeAccountId: homeAccountId,
+            localAccountId: claims?.uniqueId ?? cached?.localAccountId ?? homeAccountId, username: username)
+        record.name = claims?.name ?? cached?.name
+        record.givenName = claims?.givenName ?? cached?.givenName
+        record.familyName = claims?.familyName ?? cached?.familyName
+        record.authorityType = Self.authorityType(authority)
+        record.clientInfo = clientInfo?.raw ?? cached?.clientInfo
+        record.accessToken = response.accessToken
+        record.scopes = Self.grantedScopes(response, requested: request.scopes)
+        record.tokenType = response.tokenType
+        record.expiresOn = Int64(response.expiresOn.timeIntervalSince1970)
+        record.extendedExpiresOn = response.extendedExpiresOn.map { Int64($0.timeIntervalSince1970) }
+        record.refreshOn = response.refreshOn.map { Int64($0.timeIntervalSince1970) }
+        record.cachedAt = Int64(response.cachedAt.timeIntervalSince1970)
+        record.idToken = response.idToken
+        record.refreshToken = response.refreshToken
+        record.foci = response.familyId
+        try context.cache.modify { $0.save(record) }
+
+        let result = try ResultBuilder(context: context).result(
+            homeAccountId: homeAccountId, resolved: request.resolved, realm: realm,
+            accessToken: response.accessToken ?? "", scopes: record.scopes,
+            expiresOn: response.expiresOn, extended: false, correlationId: correlationId)
+        if let declined = DeclinedScopes.check(
+            requested: request.scopes.values, grantedScope: response.scope,
+            accessTokenReturned: response.accessToken != nil)
+        {
+            throw declined.error(invalidResult: result, correlationId: correlationId)
+        }
+        return result
+    }
+
+    /// The scopes to cache the access token under: the server's `scope` (server case), else the
+    /// requested ones; a requested `/.default` scope is kept too, so the next silent request for
+    /// it finds the token (Entra answers `/.default` with the resource's individual permissions).
+    static func grantedScopes(_ response: TokenResponse, requested: OrderedScopes) -> [String] {
+        var scopes = response.scope.map { $0.split(separator: " ").map(String.init) } ?? requested.values
+        let present = Set(scopes.map { $0.lowercased() })
+        for scope in requested where ScopeRules.isDefaultScope(scope) && !present.contains(scope.lowercased()) {
+            scopes.append(scope)
+        }
+        return scopes
+    }
+
+    /// The realm to cache under: the id token's tenant for AAD and CIAM; the home tenant for B2C;
+    /// the authority's realm for AD FS and OIDC issuers.
+    static func realm(claims: IDTokenClaims?, resolved: ResolvedAuthority, homeTenant: String?) -> String {
+        switch resolved.authority.kind {
+        case .aad, .ciam:
+            return claims?.tenantId?.lowercased() ?? ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
+        case .b2c, .adfs, .oidc:
+            return ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
+        }
+    }
+
+    static func authorityType(_ authority: Authority) -> String {
+        switch authority.kind {
+        case .aad, .b2c, .ciam: "MSSTS"
+        case .adfs: "ADFS"
+        case .oidc: "Other"
+        }
+    }
+}
