@@ -248,7 +248,7 @@ struct SilentFlow {
             case .none:
                 break
             case .deleteRefreshToken:
-                try context.cache.modify { store in
+                _ = try context.cache.modify { store in
                     store.removeRefreshToken(
                         homeAccountId: refreshToken.homeAccountId, environment: refreshToken.environment,
                         clientId: refreshToken.clientId, secret: refreshToken.secret)
