@@ -19,10 +19,15 @@ final class ApplicationContext: Sendable {
     let throttling: ThrottlingCache
     let refreshes = SingleFlight<String, MSALResult>()
     let now: @Sendable () -> Date
+    /// Waits (device code polling); throws when the task is cancelled. Tests shorten it.
+    let sleep: @Sendable (TimeInterval) async throws -> Void
 
     init(
         configuration: MSALPublicClientApplicationConfig.Values, transport: any HTTPTransport,
-        now: @escaping @Sendable () -> Date
+        now: @escaping @Sendable () -> Date,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
+            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+        }
     ) {
         clientId = configuration.clientId
         redirectUri = configuration.redirectUri
@@ -35,6 +40,7 @@ final class ApplicationContext: Sendable {
         bypassRedirectURIValidation = configuration.bypassRedirectURIValidation
         self.transport = transport
         self.now = now
+        self.sleep = sleep
         cache = TokenCache(settings: configuration.cacheConfig.settings())
         resolver = AuthorityResolver(
             transport: transport, cache: DiscoveryCache(storage: CacheDiscoveryStorage(cache: cache), now: now))

@@ -209,3 +209,99 @@ extension MSALPublicClientApplication {
         WebAuthSessionCoordinator.shared.cancelCurrent()
     }
 }
+
+extension MSALPublicClientApplication {
+    /// Signs in with the device code flow: `deviceCodeCallback` receives the code and the page
+    /// where the user enters it on any device; the call returns once the user finished. Cancel the
+    /// task to stop waiting.
+    ///
+    /// - Throws: -50005 when the user declined or the task was cancelled; -50000 with internal
+    ///   -42104 (`MSALOAuthErrorKey` `expired_token`) when the code expired.
+    public func acquireTokenWithDeviceCode(
+        parameters: MSALTokenParameters, deviceCodeCallback: @escaping MSALDeviceCodeCallback
+    ) async throws -> MSALResult {
+        let values = parameters.shared.withLock { $0 }
+        let request = DeviceCodeFlow.Request(
+            scopes: values.scopes, authority: values.authority, claims: values.claimsRequest,
+            correlationId: values.correlationId ?? UUID(), extraQueryParameters: values.extraQueryParameters)
+        do {
+            return try await DeviceCodeFlow(context: context).run(request, callback: deviceCodeCallback)
+        } catch {
+            throw MSALErrors.classify(error, correlationId: request.correlationId)
+        }
+    }
+
+    /// The completion-block form of ``acquireTokenWithDeviceCode(parameters:deviceCodeCallback:)``.
+    public func acquireTokenWithDeviceCode(
+        parameters: MSALTokenParameters, deviceCodeCallback: @escaping MSALDeviceCodeCallback,
+        completionBlock: @escaping MSALCompletionBlock
+    ) {
+        let queue = parameters.completionBlockQueue
+        Task {
+            do {
+                let result = try await acquireTokenWithDeviceCode(
+                    parameters: parameters, deviceCodeCallback: deviceCodeCallback)
+                Self.complete(queue) { completionBlock(result, nil) }
+            } catch {
+                let nsError = error as NSError
+                Self.complete(queue) { completionBlock(nil, nsError) }
+            }
+        }
+    }
+
+    /// Imports a refresh token obtained elsewhere (for example from ADAL or another tool): it is
+    /// redeemed for `scopes` at the configured authority, and the account and tokens are cached
+    /// like any sign-in.
+    public func acquireToken(byRefreshToken refreshToken: String, scopes: [String]) async throws -> MSALResult {
+        let correlationId = UUID()
+        do {
+            return try await RefreshTokenImportFlow(context: context).run(
+                refreshToken: refreshToken, scopes: scopes, authority: nil, correlationId: correlationId)
+        } catch {
+            throw MSALErrors.classify(error, correlationId: correlationId)
+        }
+    }
+
+    /// The completion-block form of ``acquireToken(byRefreshToken:scopes:)``.
+    public func acquireToken(
+        byRefreshToken refreshToken: String, scopes: [String], completionBlock: @escaping MSALCompletionBlock
+    ) {
+        Task {
+            do {
+                completionBlock(try await acquireToken(byRefreshToken: refreshToken, scopes: scopes), nil)
+            } catch {
+                completionBlock(nil, error as NSError)
+            }
+        }
+    }
+
+    /// Signs `account` out: its tokens removed for this app (or, with the wipe options, for every
+    /// app or the whole cache), then, with ``MSALSignoutParameters/signoutFromBrowser``, the
+    /// browser session ended at the provider.
+    public func signout(with account: MSALAccount, signoutParameters: MSALSignoutParameters) async throws {
+        let correlationId = UUID()
+        do {
+            try await SignoutFlow(context: context).run(
+                account: account, parameters: signoutParameters, correlationId: correlationId)
+        } catch {
+            throw MSALErrors.classify(error, correlationId: correlationId)
+        }
+    }
+
+    /// The completion-block form of ``signout(with:signoutParameters:)``; the block runs on the main
+    /// queue.
+    public func signout(
+        with account: MSALAccount, signoutParameters: MSALSignoutParameters,
+        completionBlock: @escaping MSALSignoutCompletionBlock
+    ) {
+        Task {
+            do {
+                try await signout(with: account, signoutParameters: signoutParameters)
+                Self.complete(.main) { completionBlock(true, nil) }
+            } catch {
+                let nsError = error as NSError
+                Self.complete(.main) { completionBlock(false, nsError) }
+            }
+        }
+    }
+}
