@@ -67,6 +67,13 @@ let package = Package(
             dependencies: ["msal-cli", "MSAL"],
             swiftSettings: strictSettings
         ),
+        // The Swift samples of MSAL's documentation (../shared/seeds), changed only where Linux has
+        // no UIKit: they must compile against our module.
+        .testTarget(
+            name: "MSALSeedSamplesTests",
+            dependencies: ["MSAL", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "MSALNativeTests",
             dependencies: ["MSALNative"],

@@ -136,13 +136,14 @@ public final class MSALPublicClientApplication: Sendable {
         with parameters: MSALSilentTokenParameters, completionBlock: @escaping MSALCompletionBlock
     ) {
         let queue = parameters.completionBlockQueue
+        let box = CompletionBox(block: completionBlock)
         Task {
             do {
                 let result = try await acquireTokenSilent(with: parameters)
-                Self.complete(queue) { completionBlock(result, nil) }
+                Self.complete(queue) { box.block(result, nil) }
             } catch {
                 let nsError = error as NSError
-                Self.complete(queue) { completionBlock(nil, nsError) }
+                Self.complete(queue) { box.block(nil, nsError) }
             }
         }
     }
@@ -181,13 +182,14 @@ extension MSALPublicClientApplication {
         with parameters: MSALInteractiveTokenParameters, completionBlock: @escaping MSALCompletionBlock
     ) {
         let queue = parameters.completionBlockQueue ?? .main
+        let box = CompletionBox(block: completionBlock)
         Task {
             do {
                 let result = try await acquireToken(with: parameters)
-                Self.complete(queue) { completionBlock(result, nil) }
+                Self.complete(queue) { box.block(result, nil) }
             } catch {
                 let nsError = error as NSError
-                Self.complete(queue) { completionBlock(nil, nsError) }
+                Self.complete(queue) { box.block(nil, nsError) }
             }
         }
     }
@@ -237,14 +239,15 @@ extension MSALPublicClientApplication {
         completionBlock: @escaping MSALCompletionBlock
     ) {
         let queue = parameters.completionBlockQueue
+        let box = CompletionBox(block: completionBlock)
         Task {
             do {
                 let result = try await acquireTokenWithDeviceCode(
                     parameters: parameters, deviceCodeCallback: deviceCodeCallback)
-                Self.complete(queue) { completionBlock(result, nil) }
+                Self.complete(queue) { box.block(result, nil) }
             } catch {
                 let nsError = error as NSError
-                Self.complete(queue) { completionBlock(nil, nsError) }
+                Self.complete(queue) { box.block(nil, nsError) }
             }
         }
     }
@@ -266,11 +269,12 @@ extension MSALPublicClientApplication {
     public func acquireToken(
         byRefreshToken refreshToken: String, scopes: [String], completionBlock: @escaping MSALCompletionBlock
     ) {
+        let box = CompletionBox(block: completionBlock)
         Task {
             do {
-                completionBlock(try await acquireToken(byRefreshToken: refreshToken, scopes: scopes), nil)
+                box.block(try await acquireToken(byRefreshToken: refreshToken, scopes: scopes), nil)
             } catch {
-                completionBlock(nil, error as NSError)
+                box.block(nil, error as NSError)
             }
         }
     }
@@ -294,13 +298,14 @@ extension MSALPublicClientApplication {
         with account: MSALAccount, signoutParameters: MSALSignoutParameters,
         completionBlock: @escaping MSALSignoutCompletionBlock
     ) {
+        let box = CompletionBox(block: completionBlock)
         Task {
             do {
                 try await signout(with: account, signoutParameters: signoutParameters)
-                Self.complete(.main) { completionBlock(true, nil) }
+                Self.complete(.main) { box.block(true, nil) }
             } catch {
                 let nsError = error as NSError
-                Self.complete(.main) { completionBlock(false, nsError) }
+                Self.complete(.main) { box.block(false, nsError) }
             }
         }
     }
