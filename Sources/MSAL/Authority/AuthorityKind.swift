@@ -23,3 +23,9 @@ enum AuthorityKind: Sendable, Hashable {
         }
     }
 }
+
+extension AuthorityKind {
+    /// The kind without its tenant or policy: an application serves one family of authorities
+    /// (AAD tenants and clouds, or B2C policies, or ...), as MSAL requires.
+    var family: String { name }
+}

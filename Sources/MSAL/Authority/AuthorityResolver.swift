@@ -51,7 +51,10 @@ final class AuthorityResolver: Sendable {
             if let discoveryURL = authority.instanceDiscoveryURL(isDeveloperKnown: developerKnown) {
                 do {
                     let environment = authority.environment
-                    let body = try await fetch(discoveryURL, correlationId: correlationId) { body in
+                    // One answer per cloud host: instance discovery describes the host, whatever the
+                    // tenant in the request (MSAL keys its records by environment too).
+                    let key = "instance-discovery|\(discoveryURL.host ?? "")|\(environment)"
+                    let body = try await fetch(discoveryURL, key: key, correlationId: correlationId) { body in
                         do {
                             _ = try InstanceDiscoveryParser.parse(body, requestedEnvironment: environment)
                             return true
@@ -88,7 +91,9 @@ final class AuthorityResolver: Sendable {
         }
 
         let configurationURL = network.openIDConfigurationURL
-        let body = try await fetch(configurationURL, correlationId: correlationId) { body in
+        let body = try await fetch(
+            configurationURL, key: configurationURL.absoluteString.lowercased(), correlationId: correlationId
+        ) { body in
             (try? OpenIDConfigurationParser.parse(body, configurationURL: configurationURL)) != nil
         }
         let configuration = try OpenIDConfigurationParser.parse(
@@ -109,10 +114,10 @@ final class AuthorityResolver: Sendable {
     /// is cached only when `isCacheable` says so (a valid document, or `invalid_instance`, so an
     /// invalid authority is not asked about again). Other statuses fail without caching.
     private func fetch(
-        _ url: URL, correlationId: UUID, isCacheable: @escaping @Sendable (Data) -> Bool
+        _ url: URL, key: String, correlationId: UUID, isCacheable: @escaping @Sendable (Data) -> Bool
     ) async throws -> Data {
         let transport = transport
-        return try await cache.body(for: url) {
+        return try await cache.body(forKey: key) {
             let response = try await transport.send(HTTPRequest(url: url, correlationId: correlationId))
             switch response.statusCode {
             case 200:

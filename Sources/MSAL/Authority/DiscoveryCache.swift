@@ -45,14 +45,14 @@ final class DiscoveryCache: Sendable {
         self.now = now
     }
 
-    /// The body for `url`: from memory or the persisted cache while unexpired, else from `fetch`,
+    /// The body for `key` (a lowercased request URL, or what identifies the answer when several
+    /// URLs share it): from memory or the persisted cache while unexpired, else from `fetch`,
     /// which runs once however many callers ask at the same time. A fetched body is kept only
     /// when `fetch` says it may be (`cacheable`).
     func body(
-        for url: URL,
+        forKey key: String,
         fetch: @escaping @Sendable () async throws -> (body: Data, cacheable: Bool)
     ) async throws -> Data {
-        let key = url.absoluteString.lowercased()
         if let cached = cachedBody(for: key) { return cached }
         return try await fetches.run(key) { [self] in
             if let cached = cachedBody(for: key) { return cached }

@@ -57,6 +57,13 @@ final class ApplicationContext: Sendable {
         throws -> Authority
     {
         let authority = requested?.model ?? defaultAuthority
+        if requested != nil, authority.kind.family != defaultAuthority.kind.family {
+            throw MSALErrors.make(
+                .internalErrorInvalidParameter,
+                "Unsupported authority type. Please configure MSALPublicClientApplication with the same authority type "
+                    + "(\(defaultAuthority.kind.name)) as the request's (\(authority.kind.name)).",
+                ErrorDetails(correlationId: correlationId))
+        }
         guard retarget, let tenantType = authority.aadTenantType, tenantType.isTenantless,
             let homeTenant = account?.homeAccountId?.tenantId, !homeTenant.isEmpty
         else { return authority }
