@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages swift-msal needs to build and test (libcurl and OpenSSL headers,
-# pkg-config, the openssl tool). Skips apt when everything is already present.
+# Installs the Debian packages swift-msal needs to build and test: libcurl and OpenSSL headers,
+# pkg-config, the openssl tool, and Chromium (the real browser of the system-browser tests).
+# Skips apt when everything is already present.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libssl-dev pkgconf openssl ca-certificates)
+packages=(libcurl4-openssl-dev libssl-dev pkgconf openssl ca-certificates curl chromium)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -33,6 +33,11 @@ public final class EntraEmulator: Sendable {
     /// ``TestCertificateAuthority/certificateFile`` (or ``TestCertificateAuthority/certificatePEM``).
     public var certificateAuthority: TestCertificateAuthority { server.certificateAuthority }
 
+    /// The emulator's own server certificate. Its ``TestServerCertificate/spkiSHA256Base64`` lets a
+    /// real browser trust exactly this certificate (Chromium's
+    /// `--ignore-certificate-errors-spki-list`) without disabling certificate checks.
+    public var certificate: TestServerCertificate { server.certificate }
+
     /// Starts an emulator.
     ///
     /// - Throws: ``TestSupportError`` when the port cannot be bound or a key or certificate
