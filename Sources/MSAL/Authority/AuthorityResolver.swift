@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// What discovery learned about an authority, ready for requests and cache lookups.
 struct ResolvedAuthority: Sendable {
@@ -23,10 +24,28 @@ struct ResolvedAuthority: Sendable {
 final class AuthorityResolver: Sendable {
     private let transport: any HTTPTransport
     let cache: DiscoveryCache
+    /// Authorities already resolved, so a silent request that hits the token cache parses no
+    /// discovery document: keyed by URL and whether the authority is developer-known.
+    private let resolved = Locked([String: (value: ResolvedAuthority, expiresOn: Date)]())
 
     init(transport: any HTTPTransport, cache: DiscoveryCache = DiscoveryCache()) {
         self.transport = transport
         self.cache = cache
+    }
+
+    /// ``resolveUncached(_:knownAuthorities:correlationId:)`` behind an in-memory memo that lives as
+    /// long as the discovery documents it was built from.
+    func resolve(_ authority: Authority, knownAuthorities: [Authority], correlationId: UUID) async throws
+        -> ResolvedAuthority
+    {
+        let key = authority.urlString + (authority.isListed(in: knownAuthorities) ? "|known" : "")
+        let now = cache.now()
+        if let hit = resolved.withLock({ $0[key] }), hit.expiresOn > now { return hit.value }
+        let value = try await resolveUncached(
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
+        let expiresOn = now.addingTimeInterval(cache.lifetime)
+        resolved.withLock { $0[key] = (value, expiresOn) }
+        return value
     }
 
     /// Resolves `authority` for a request.
@@ -36,7 +55,7 @@ final class AuthorityResolver: Sendable {
     /// - Throws: -50000 with internal -42010 when the authority fails validation
     ///   (`invalid_instance`, a B2C host that is not listed), -42600 for a malformed discovery
     ///   document, -42007 for an unexpected HTTP status, or an `NSURLErrorDomain` error.
-    func resolve(_ authority: Authority, knownAuthorities: [Authority], correlationId: UUID) async throws
+    func resolveUncached(_ authority: Authority, knownAuthorities: [Authority], correlationId: UUID) async throws
         -> ResolvedAuthority
     {
         try authority.validateScheme(knownAuthorities: knownAuthorities, correlationId: correlationId)

@@ -33,7 +33,7 @@ final class DiscoveryCache: Sendable {
     private let fetches = SingleFlight<String, Data>()
     private let storage: (any DiscoveryCacheStorage)?
     let lifetime: TimeInterval
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     init(
         storage: (any DiscoveryCacheStorage)? = nil,

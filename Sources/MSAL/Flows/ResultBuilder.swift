@@ -10,12 +10,11 @@ struct ResultBuilder {
             MSALTenantProfile(
                 identifier: profile.account.localAccountId, environment: profile.account.environment,
                 tenantId: profile.account.realm, isHomeTenantProfile: profile.isHomeTenant,
-                claims: profile.idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+                idToken: profile.idToken)
         }
         return MSALAccount(
             username: summary.username, homeAccountId: summary.homeAccountId, environment: summary.environment,
-            tenantProfiles: profiles,
-            accountClaims: summary.homeProfile?.idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+            tenantProfiles: profiles, homeIdToken: summary.homeProfile?.idToken)
     }
 
     /// The family id of this client in any cloud (app metadata), else the default family.
@@ -43,13 +42,13 @@ struct ResultBuilder {
             summary.map(Self.account)
             ?? MSALAccount(
                 username: nil, homeAccountId: homeAccountId, environment: resolved.cacheEnvironment,
-                tenantProfiles: nil, accountClaims: nil)
+                tenantProfiles: nil, homeIdToken: nil)
         let profile =
             account.tenantProfiles?.first { $0.tenantId?.lowercased() == realm.lowercased() }
             ?? MSALTenantProfile(
                 identifier: nil, environment: resolved.cacheEnvironment, tenantId: realm,
                 isHomeTenantProfile: account.homeAccountId?.tenantId?.lowercased() == realm.lowercased(),
-                claims: idToken.flatMap { try? IDTokenClaims(raw: $0).claims })
+                idToken: idToken)
         return MSALResult(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extended, idToken: idToken,
             scopes: scopes, tenantProfile: profile, account: account,

@@ -16,17 +16,18 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     public let tenantProfiles: [MSALTenantProfile]?
     /// Whether the account came from an external single-sign-on source (always `false` on Linux).
     public let isSSOAccount: Bool
-    private let homeClaims: [String: JSONValue]?
+    /// The home tenant's raw id token, decoded only when ``accountClaims`` is read.
+    private let homeIdToken: String?
 
     /// The id_token claims of the home tenant only (nil until the account signed in to its home
     /// tenant through this app's cache).
     public var accountClaims: [String: Any]? {
-        homeClaims?.mapValues(\.foundationObject)
+        homeIdToken.flatMap { try? IDTokenClaims(raw: $0).claims.mapValues(\.foundationObject) }
     }
 
     init(
         username: String?, homeAccountId: String?, environment: String?, tenantProfiles: [MSALTenantProfile]?,
-        accountClaims: [String: JSONValue]?
+        homeIdToken: String?
     ) {
         self.username = username
         self.identifier = homeAccountId
@@ -34,7 +35,7 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
         self.homeAccountId = homeAccountId.map(MSALAccountId.init(homeAccountId:))
         self.tenantProfiles = tenantProfiles
         self.isSSOAccount = false
-        self.homeClaims = accountClaims
+        self.homeIdToken = homeIdToken
     }
 
     /// Equal when both have identifiers and they are equal (case-sensitively); otherwise when the

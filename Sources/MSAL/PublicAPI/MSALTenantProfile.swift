@@ -9,21 +9,20 @@ public final class MSALTenantProfile: Sendable {
     public let tenantId: String?
     /// Whether this is the user's home tenant.
     public let isHomeTenantProfile: Bool
-    private let storedClaims: [String: JSONValue]?
+    /// The raw id token the claims come from; decoded only when ``claims`` is read, so building
+    /// results and account lists stays cheap.
+    private let idToken: String?
 
     /// The id_token claims issued by this tenant (JSON values as Foundation objects).
     public var claims: [String: Any]? {
-        storedClaims?.mapValues(\.foundationObject)
+        idToken.flatMap { try? IDTokenClaims(raw: $0).claims.mapValues(\.foundationObject) }
     }
 
-    init(
-        identifier: String?, environment: String?, tenantId: String?, isHomeTenantProfile: Bool,
-        claims: [String: JSONValue]?
-    ) {
+    init(identifier: String?, environment: String?, tenantId: String?, isHomeTenantProfile: Bool, idToken: String?) {
         self.identifier = identifier
         self.environment = environment
         self.tenantId = tenantId
         self.isHomeTenantProfile = isHomeTenantProfile
-        self.storedClaims = claims
+        self.idToken = idToken
     }
 }

@@ -52,13 +52,13 @@ final class MSALClaimsRequestTests: XCTestCase {
 final class MSALAccountTests: XCTestCase {
     func testEqualityUsesIdentifiersElseUsernames() {
         let a = MSALAccount(
-            username: "A@x.com", homeAccountId: "u.t", environment: "e1", tenantProfiles: nil, accountClaims: nil)
+            username: "A@x.com", homeAccountId: "u.t", environment: "e1", tenantProfiles: nil, homeIdToken: nil)
         let b = MSALAccount(
-            username: "other", homeAccountId: "u.t", environment: "e2", tenantProfiles: nil, accountClaims: nil)
+            username: "other", homeAccountId: "u.t", environment: "e2", tenantProfiles: nil, homeIdToken: nil)
         let c = MSALAccount(
-            username: "a@X.com", homeAccountId: nil, environment: nil, tenantProfiles: nil, accountClaims: nil)
+            username: "a@X.com", homeAccountId: nil, environment: nil, tenantProfiles: nil, homeIdToken: nil)
         let d = MSALAccount(
-            username: "A@x.com", homeAccountId: "U.t", environment: nil, tenantProfiles: nil, accountClaims: nil)
+            username: "A@x.com", homeAccountId: "U.t", environment: nil, tenantProfiles: nil, homeIdToken: nil)
         XCTAssertEqual(a, b)
         XCTAssertEqual(a, c)
         XCTAssertNotEqual(a, d)
@@ -68,20 +68,24 @@ final class MSALAccountTests: XCTestCase {
         XCTAssertFalse(a.description.contains("A@x.com"))
     }
 
-    func testClaimsAreFoundationObjects() {
+    func testClaimsAreFoundationObjectsDecodedFromTheIdToken() {
+        let payload = Base64URL.encode(Array(#"{"name":"Alice","exp":5,"verified":true}"#.utf8))
         let account = MSALAccount(
             username: nil, homeAccountId: "u.t", environment: nil, tenantProfiles: nil,
-            accountClaims: ["name": .string("Alice"), "exp": .number(.init(5)), "verified": .bool(true)])
+            homeIdToken: "eyJhbGciOiJub25lIn0.\(payload).")
         XCTAssertEqual(account.accountClaims?["name"] as? String, "Alice")
         XCTAssertEqual((account.accountClaims?["exp"] as? NSNumber)?.intValue, 5)
         XCTAssertEqual(account.accountClaims?["verified"] as? Bool, true)
+        let broken = MSALAccount(
+            username: nil, homeAccountId: "u.t", environment: nil, tenantProfiles: nil, homeIdToken: "not a jwt")
+        XCTAssertNil(broken.accountClaims)
     }
 }
 
 final class TokenParametersTests: XCTestCase {
     func testSilentParametersKeepMSALsShape() {
         let account = MSALAccount(
-            username: "a", homeAccountId: "u.t", environment: nil, tenantProfiles: nil, accountClaims: nil)
+            username: "a", homeAccountId: "u.t", environment: nil, tenantProfiles: nil, homeIdToken: nil)
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
         XCTAssertEqual(parameters.scopes, ["User.Read"])
         XCTAssertFalse(parameters.forceRefresh)
