@@ -22,7 +22,9 @@ while let argument = arguments.next() {
         accountsOverride = arguments.next().flatMap(Int.init)
     case "--help", "-h":
         print(
-            "usage: msal-bench [--runs N] [--accounts N] [--scenario transport_roundtrip|cache_load|cache_save|cache_lookup]"
+            "usage: msal-bench [--runs N] [--accounts N] [--scenario NAME]\n"
+                + "scenarios: transport_roundtrip silent_cache_hit silent_refresh silent_concurrent interactive_emulator\n"
+                + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once)"
         )
         exit(0)
     default:
@@ -48,6 +50,37 @@ if only == nil || only == "transport_roundtrip" {
     }
 }
 
+if only == nil || only == "silent_cache_hit" {
+    var medians: [Int: UInt64] = [:]
+    for accounts in accountsOverride.map({ [$0] }) ?? [1, 1_000, 10_000, 100_000] {
+        let measurement = try await ApplicationScenarios.silentCacheHit(accounts: accounts, runs: runs)
+        print(measurement.jsonLine())
+        medians[accounts] = measurement.median
+    }
+    if let one = medians[1], let most = medians[100_000], one > 0 {
+        let summary = String(
+            format: "silent_cache_hit: %.2f us at 1 account, %.2f us at 100,000 (ratio %.2f; targets < 5 us, <= 1.5x)\n",
+            Double(one) / 1000, Double(most) / 1000, Double(most) / Double(one))
+        FileHandle.standardError.write(Data(summary.utf8))
+    }
+}
+if only == nil || only == "silent_refresh" {
+    let results = try await ApplicationScenarios.silentRefresh(runs: min(runs, 1_000))
+    for result in results { print(result.jsonLine()) }
+    if results.count == 2, results[1].median > 0 {
+        let summary = String(
+            format: "silent_refresh: msal %.1f us, floor %.1f us, ratio %.3f (target <= 1.2)\n",
+            Double(results[0].median) / 1000, Double(results[1].median) / 1000,
+            Double(results[0].median) / Double(results[1].median))
+        FileHandle.standardError.write(Data(summary.utf8))
+    }
+}
+if only == nil || only == "silent_concurrent" {
+    print(try await ApplicationScenarios.silentConcurrent(callers: accountsOverride ?? 1_000).jsonLine())
+}
+if only == nil || only == "interactive_emulator" {
+    print(try await ApplicationScenarios.interactive(runs: min(runs, 200)).jsonLine())
+}
 if only == "cache_fixture", let filePath {
     print(try CacheBenchmarkHooks.writePythonShapedFile(path: filePath, accounts: accountsOverride ?? 10_000))
 }

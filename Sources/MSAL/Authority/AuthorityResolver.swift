@@ -15,6 +15,26 @@ struct ResolvedAuthority: Sendable {
     let aliases: [String]
     /// The provider's endpoints.
     let configuration: OpenIDConfiguration
+    /// The tenant id in the provider's issuer (`https://host/<tenant id>/v2.0`), when it is a GUID:
+    /// a domain-named AAD tenant resolves to its id through it.
+    let issuerTenantId: String?
+    /// The public object for results, made once.
+    let publicAuthority: MSALAuthority
+
+    init(
+        authority: Authority, networkAuthority: Authority, cacheEnvironment: String, cacheLookupEnvironments: [String],
+        aliases: [String], configuration: OpenIDConfiguration
+    ) {
+        self.authority = authority
+        self.networkAuthority = networkAuthority
+        self.cacheEnvironment = cacheEnvironment
+        self.cacheLookupEnvironments = cacheLookupEnvironments
+        self.aliases = aliases
+        self.configuration = configuration
+        issuerTenantId = URL(string: configuration.issuer).flatMap(Authority.tenant(ofEndpoint:))
+            .flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
+        publicAuthority = MSALAuthority.wrap(authority)
+    }
 }
 
 /// Resolves authorities: instance discovery for AAD (trusted hosts, aliases, `preferred_network`

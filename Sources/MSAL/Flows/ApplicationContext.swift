@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// Everything the flows of one ``MSALPublicClientApplication`` share: the configuration as it was
 /// when the application was created, the transport, discovery, the token cache, throttling and
@@ -18,6 +19,8 @@ final class ApplicationContext: Sendable {
     let cache: TokenCache
     let throttling: ThrottlingCache
     let refreshes = SingleFlight<String, MSALResult>()
+    /// Public account objects by home account id, with the cache generation they were built from.
+    let accounts = Locked([String: (generation: UInt64, account: MSALAccount)]())
     let now: @Sendable () -> Date
     /// Waits (device code polling); throws when the task is cancelled. Tests shorten it.
     let sleep: @Sendable (TimeInterval) async throws -> Void
@@ -80,13 +83,7 @@ final class ApplicationContext: Sendable {
     static func cacheRealm(_ resolved: ResolvedAuthority, homeTenant: String?) -> String {
         switch resolved.authority.kind {
         case .aad, .ciam:
-            if let issuerURL = URL(string: resolved.configuration.issuer),
-                let tenant = Authority.tenant(ofEndpoint: issuerURL),
-                UUID(uuidString: tenant) != nil
-            {
-                return tenant.lowercased()
-            }
-            return resolved.authority.realm
+            return resolved.issuerTenantId ?? resolved.authority.realm
         case .b2c:
             return homeTenant ?? resolved.authority.realm
         case .adfs, .oidc:

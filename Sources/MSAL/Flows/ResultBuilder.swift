@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// Builds the public account and result objects from cache entries.
 struct ResultBuilder {
@@ -29,17 +30,25 @@ struct ResultBuilder {
         expiresOn: Date?, extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
         let clientId = context.clientId
-        let (summary, idToken) = try context.cache.read { store in
-            let summaries = store.accounts(
-                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
-                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false))
+        let memo = context.accounts
+        let (cachedAccount, idToken) = try context.cache.readVersioned { store, generation in
             let idToken = store.idToken(
                 homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
                 clientId: clientId)
-            return (summaries.first, idToken?.secret)
+            // The account object is rebuilt only when the cache changed since it was made.
+            if let known = memo.withLock({ $0[homeAccountId] }), known.generation == generation {
+                return (known.account as MSALAccount?, idToken?.secret)
+            }
+            let summary = store.accounts(
+                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
+                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
+            ).first
+            let account = summary.map(Self.account)
+            if let account { memo.withLock { $0[homeAccountId] = (generation, account) } }
+            return (account, idToken?.secret)
         }
         let account =
-            summary.map(Self.account)
+            cachedAccount
             ?? MSALAccount(
                 username: nil, homeAccountId: homeAccountId, environment: resolved.cacheEnvironment,
                 tenantProfiles: nil, homeIdToken: nil)
@@ -52,6 +61,6 @@ struct ResultBuilder {
         return MSALResult(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extended, idToken: idToken,
             scopes: scopes, tenantProfile: profile, account: account,
-            authority: MSALAuthority.wrap(resolved.authority), correlationId: correlationId)
+            authority: resolved.publicAuthority, correlationId: correlationId)
     }
 }

@@ -13,11 +13,16 @@ package final class CurlBlockingEasy {
 
     /// Performs the request once, blocking, and returns the status code and new connections.
     package func perform() throws(CurlError) -> (status: Int, newConnections: Int) {
+        let response = try performReturningResponse()
+        return (response.status, response.newConnections)
+    }
+
+    /// Performs the request once, blocking, and returns the whole response.
+    package func performReturningResponse() throws(CurlError) -> CurlResponse {
         easy.responseBody.removeAll(keepingCapacity: true)
         easy.responseHeaders.removeAll(keepingCapacity: true)
         let code = curl_easy_perform(easy.handle)
         guard code == CURLE_OK else { throw easy.error(code: code) }
-        let response = easy.response()
-        return (response.status, response.newConnections)
+        return easy.response()
     }
 }

@@ -15,6 +15,9 @@ final class TokenCache: Sendable {
         var store = TokenStore()
         var loaded = false
         var fingerprint: FileFingerprint?
+        /// Changes whenever the contents may have changed (a reload or a modification), so callers
+        /// can keep values derived from the store until then.
+        var generation: UInt64 = 0
     }
 
     private enum Backend {
@@ -61,9 +64,18 @@ final class TokenCache: Sendable {
         }
     }
 
+    /// Runs `body` on the current contents with their ``State/generation``.
+    func readVersioned<Result>(_ body: (inout TokenStore, UInt64) throws -> Result) throws -> Result {
+        try state.withLock { state in
+            try refreshIfNeeded(&state)
+            return try body(&state.store, state.generation)
+        }
+    }
+
     /// Runs `body` as one read-modify-write and persists the result.
     func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
+            state.generation &+= 1
             do {
                 switch backend {
                 case .memory:
@@ -127,6 +139,7 @@ final class TokenCache: Sendable {
         state.store = TokenStore(contents)
         state.fingerprint = fingerprint
         state.loaded = true
+        state.generation &+= 1
     }
 
     private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {
@@ -143,6 +156,7 @@ final class TokenCache: Sendable {
             }
             bytes = plaintext
         }
+        state.generation &+= 1
         do {
             state.store = TokenStore(try CacheDocumentCodec.decode(bytes))
         } catch {

@@ -1,0 +1,201 @@
+import Foundation
+import MSAL
+import MSALNative
+import MSALTestSupport
+
+/// Scenarios through the public API against an in-process Entra emulator on loopback HTTPS:
+/// `silent_cache_hit`, `silent_refresh` (with the bare-libcurl floor beside it),
+/// `silent_concurrent` and `interactive_emulator`.
+enum ApplicationScenarios {
+    /// The tenant and client of the cache fixture (`CacheBenchmarkHooks.writePythonShapedFile`).
+    static let fixtureTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
+    static let fixtureClient = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+
+    static func emulator() throws -> EntraEmulator {
+        var configuration = EntraEmulator.Configuration()
+        configuration.tenants.append(
+            EmulatorTenant(id: fixtureTenant, domains: ["fixture.onmicrosoft.com"]))
+        configuration.clients.append(
+            EmulatorClient(
+                clientId: fixtureClient, redirectURIs: ["http://localhost"],
+                permissions: ["https://graph.microsoft.com": ["User.Read", "Mail.Read"]]))
+        return try EntraEmulator(configuration: configuration)
+    }
+
+    static func application(
+        _ emulator: EntraEmulator, clientId: String, authority: String, cacheFile: URL?
+    ) throws -> MSALPublicClientApplication {
+        let config = MSALPublicClientApplicationConfig(
+            clientId: clientId, redirectUri: nil, authority: try MSALAuthority.authority(with: URL(string: authority)!))
+        config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
+        if let cacheFile {
+            config.cacheConfig.cacheFileURL = cacheFile
+        } else {
+            config.cacheConfig.inMemoryOnly = true
+        }
+        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
+        return try MSALPublicClientApplication(configuration: config)
+    }
+
+    /// `silent_cache_hit`: `acquireTokenSilent` answered from a cache of `accounts` accounts
+    /// (realistic token sizes), for scopes that are a subset of the cached ones.
+    static func silentCacheHit(accounts: Int, runs: Int) async throws -> Measurement {
+        let emulator = try emulator()
+        defer { emulator.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("msal_cache.json")
+        try CacheBenchmarkHooks.writePythonShapedFile(path: file.path, accounts: accounts)
+        let application = try application(
+            emulator, clientId: fixtureClient, authority: "https://login.microsoftonline.com/\(fixtureTenant)",
+            cacheFile: file)
+        let identifier = String(format: "%08x-0000-4000-8000-%012x.%@", accounts / 2, (accounts / 2) * 7919, fixtureTenant)
+        guard let account = try application.account(forIdentifier: identifier) else {
+            throw BenchmarkError("the fixture has no account \(identifier)")
+        }
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+        let warm = try await application.acquireTokenSilent(with: parameters)  // discovery, once
+        var measurement = Measurement(scenario: "silent_cache_hit", params: ["accounts": accounts])
+        for _ in 0..<runs {
+            measurement.samples.append(
+                try await timeNanosecondsAsync {
+                    let result = try await application.acquireTokenSilent(with: parameters)
+                    precondition(result.accessToken == warm.accessToken)
+                })
+        }
+        measurement.params["token_requests"] = emulator.requestCount(.token)
+        return measurement
+    }
+
+    /// `silent_refresh`: an expired access token refreshed over loopback HTTPS (`forceRefresh`), and
+    /// beside it the same token request through a bare libcurl easy handle (the floor).
+    static func silentRefresh(runs: Int) async throws -> [Measurement] {
+        let emulator = try emulator()
+        defer { emulator.stop() }
+        emulator.refreshTokenRotation = .reuse
+        let authority = "https://login.microsoftonline.com/\(EmulatorTenant.contoso.id)"
+        let application = try application(
+            emulator, clientId: EmulatorClient.sample.clientId, authority: authority, cacheFile: nil)
+        let webview = MSALWebviewParameters()
+        webview.customWebview = ScriptedBrowser(
+            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        let signedIn = try await application.acquireToken(
+            with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+        parameters.forceRefresh = true
+
+        // The floor: the same refresh-token grant, posted with a reused easy handle, with a refresh
+        // token of its own (from the emulator's password grant).
+        let refreshToken = try floorRefreshToken(emulator, authority: authority)
+        let body = "client_id=\(EmulatorClient.sample.clientId)&grant_type=refresh_token&refresh_token=\(refreshToken)"
+            + "&scope=User.Read+openid+profile+offline_access&client_info=1"
+        let floor = try CurlBlockingEasy(
+            CurlRequest(
+                url: "\(authority)/oauth2/v2.0/token", method: "POST",
+                headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
+                body: Array(body.utf8), caFile: emulator.certificateAuthority.certificateFile,
+                connectTo: emulator.connectTo))
+
+        var silent = Measurement(scenario: "silent_refresh", params: ["client": "msal"])
+        var baseline = Measurement(scenario: "silent_refresh", params: ["client": "curl_easy_floor"])
+        for _ in 0..<20 {
+            _ = try await application.acquireTokenSilent(with: parameters)
+            _ = try floor.perform()
+        }
+        var remaining = runs
+        while remaining > 0 {
+            let count = min(50, remaining)
+            for _ in 0..<count {
+                silent.samples.append(
+                    try await timeNanosecondsAsync { _ = try await application.acquireTokenSilent(with: parameters) })
+            }
+            for _ in 0..<count {
+                baseline.samples.append(
+                    try timeNanoseconds {
+                        let status = try floor.perform().status
+                        precondition(status == 200)
+                    })
+            }
+            remaining -= count
+        }
+        return [silent, baseline]
+    }
+
+    private static func floorRefreshToken(_ emulator: EntraEmulator, authority: String) throws -> String {
+        let user = EmulatorUser.alice
+        let body = "client_id=\(EmulatorClient.sample.clientId)&grant_type=password&username=\(user.username)"
+            + "&password=\(user.password)&scope=User.Read+openid+profile+offline_access"
+        let response = try CurlBlockingEasy(
+            CurlRequest(
+                url: "\(authority)/oauth2/v2.0/token", method: "POST",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8),
+                caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        ).performReturningResponse()
+        guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let token = object["refresh_token"] as? String
+        else { throw BenchmarkError("the password grant returned no refresh token (HTTP \(response.status))") }
+        return token
+    }
+
+    /// `silent_concurrent`: `callers` concurrent silent calls for one expired token; reports how many
+    /// token requests reached the emulator (the target is one).
+    static func silentConcurrent(callers: Int) async throws -> Measurement {
+        let emulator = try emulator()
+        defer { emulator.stop() }
+        var lifetimes = emulator.lifetimes
+        lifetimes.accessToken = 301  // inside the 300 s expiry buffer soon after
+        emulator.lifetimes = lifetimes
+        let authority = "https://login.microsoftonline.com/\(EmulatorTenant.contoso.id)"
+        let application = try application(
+            emulator, clientId: EmulatorClient.sample.clientId, authority: authority, cacheFile: nil)
+        let webview = MSALWebviewParameters()
+        webview.customWebview = ScriptedBrowser(
+            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        let signedIn = try await application.acquireToken(
+            with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        try await Task.sleep(for: .seconds(2))  // the token is now within the buffer: expired
+        let before = emulator.tokenRequestCount(grantType: .refreshToken)
+        let account = signedIn.account
+        var measurement = Measurement(scenario: "silent_concurrent", params: ["callers": callers])
+        let elapsed = try await timeNanosecondsAsync {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<callers {
+                    group.addTask {
+                        _ = try await application.acquireTokenSilent(
+                            with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        measurement.samples = [elapsed]
+        measurement.params["token_requests"] = emulator.tokenRequestCount(grantType: .refreshToken) - before
+        return measurement
+    }
+
+    /// `interactive_emulator`: a full scripted sign-in (authorize redirect, code redemption, cache).
+    static func interactive(runs: Int) async throws -> Measurement {
+        let emulator = try emulator()
+        defer { emulator.stop() }
+        let application = try application(
+            emulator, clientId: EmulatorClient.sample.clientId,
+            authority: "https://login.microsoftonline.com/common", cacheFile: nil)
+        let webview = MSALWebviewParameters()
+        webview.customWebview = ScriptedBrowser(
+            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+        _ = try await application.acquireToken(with: parameters)
+        var measurement = Measurement(scenario: "interactive_emulator", params: [:])
+        for _ in 0..<runs {
+            measurement.samples.append(
+                try await timeNanosecondsAsync { _ = try await application.acquireToken(with: parameters) })
+        }
+        return measurement
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
