@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALCLITests",
-            dependencies: ["msal-cli", "MSAL"],
+            dependencies: ["msal-cli", "MSAL", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
