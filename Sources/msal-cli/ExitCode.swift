@@ -19,8 +19,8 @@ enum ExitCode: Int32, CaseIterable {
     case userCanceled = 5
     /// Some scopes were declined: MSAL -50003.
     case declinedScopes = 6
-    /// Throttled: the service answered 429 (or 503 with `Retry-After`), or the client-side
-    /// throttling cache refused to repeat a throttled request. Wait, then retry.
+    /// Throttled: the service answered 429, or the client-side throttling cache refused to repeat a
+    /// request that was just throttled (`MSALThrottlingCacheHitKey`). Wait, then retry.
     case throttled = 7
     /// Interrupted with Ctrl-C (SIGINT): 128 + 2, the shell convention.
     case interrupted = 130
