@@ -62,9 +62,9 @@ enum DemoCommand {
             do {
                 try await step.run(session)
                 DemoTranscript.stepPassed(seconds: Date().timeIntervalSince(stepStarted))
-            } catch is CancellationError {
-                throw Interrupt.Interrupted()
             } catch {
+                // Ctrl-C cancels the task: the library reports -50005 or a CancellationError.
+                if Task.isCancelled { throw Interrupt.Interrupted() }
                 let reason = error is DemoFailure ? "\(error)" : "unexpected error \(describe(error))"
                 DemoTranscript.stepFailed(reason, seconds: Date().timeIntervalSince(stepStarted))
                 failed.append((index + 1, step.title))

@@ -100,6 +100,20 @@ final class CLIDeviceCodeFlowTests: XCTestCase {
         XCTAssertEqual(try environment.run(["logout", "--account", EmulatorUser.bob.username]).status, 1)
     }
 
+    func testFirstRunWithTheDefaultCacheHasNoAccounts() throws {
+        let home = environment.directory.appendingPathComponent("home").path
+        let variables = environment.environment.merging(["HOME": home, "XDG_DATA_HOME": ""]) { $1 }
+        let accounts = try CLIProcess.run(["accounts"], environment: variables)
+        XCTAssertEqual(accounts.status, 0, accounts.errorOutput)
+        XCTAssertEqual(accounts.output, "")
+        let token = try CLIProcess.run(["token", "--scopes", "User.Read"], environment: variables)
+        XCTAssertEqual(token.status, 3, token.errorOutput)
+        XCTAssertTrue(token.errorOutput.contains("run `msal login` first"), token.errorOutput)
+        let folder = home + "/.local/share/msal/com.microsoft.identity.universalstorage"
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+    }
+
     func testControlCCancelsTheDeviceCodeLogin() throws {
         let login = try environment.start(["login", "--device-code"])
         XCTAssertNotNil(try login.waitForOutput("enter the code ([A-Z0-9]+)"), login.currentOutput)
