@@ -64,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALCLITests",
-            dependencies: ["msal-cli", "MSAL"],
+            dependencies: ["msal-cli", "MSAL", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         // The Swift samples of MSAL's documentation (../shared/seeds), changed only where Linux has

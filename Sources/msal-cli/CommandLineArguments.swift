@@ -14,6 +14,12 @@ struct CommandLineArguments: Equatable {
     struct Specification {
         var valueOptions: Set<String>
         var flagOptions: Set<String>
+
+        /// This specification plus `other`'s options.
+        func adding(_ other: Specification) -> Specification {
+            Specification(
+                valueOptions: valueOptions.union(other.valueOptions), flagOptions: flagOptions.union(other.flagOptions))
+        }
     }
 
     /// A usage mistake, with a message for the user.
@@ -91,4 +97,20 @@ struct CommandLineArguments: Equatable {
 
     /// Whether `--name` was given.
     func flag(_ name: String) -> Bool { flags.contains(name) }
+
+    /// Throws when arguments other than options were given (no command takes any).
+    func rejectingPositional() throws(UsageError) -> CommandLineArguments {
+        if let first = positional.first { throw UsageError(description: "unexpected argument '\(first)'") }
+        return self
+    }
+
+    /// The value of `name` as an integer in `range`, or `nil` when not given.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw UsageError(
+                description: "--\(name) needs a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
 }

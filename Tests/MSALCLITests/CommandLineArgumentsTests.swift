@@ -55,3 +55,25 @@ final class CommandLineArgumentsTests: XCTestCase {
         }
     }
 }
+
+final class CommandLineArgumentsExtrasTests: XCTestCase {
+    func testPositionalIntegerAndMergedSpecifications() throws {
+        let specification = CommandLineArguments.Specification(valueOptions: ["port"], flagOptions: [])
+            .adding(.init(valueOptions: ["scopes"], flagOptions: ["json"]))
+        XCTAssertEqual(specification.valueOptions, ["port", "scopes"])
+        XCTAssertEqual(specification.flagOptions, ["json"])
+        let table = ["emulator": specification]
+        let parsed = try CommandLineArguments.parse(["emulator", "--port", "8443"], specifications: table)
+        XCTAssertEqual(try parsed.integer("port", in: 0...65535), 8443)
+        XCTAssertNil(try parsed.integer("scopes", in: 0...1))
+        let bad = try CommandLineArguments.parse(["emulator", "--port=x"], specifications: table)
+        XCTAssertThrowsError(try bad.integer("port", in: 0...65535)) { error in
+            XCTAssertEqual(
+                (error as? CommandLineArguments.UsageError)?.description,
+                "--port needs a number from 0 to 65535, not 'x'")
+        }
+        let extra = try CommandLineArguments.parse(["emulator", "more"], specifications: table)
+        XCTAssertThrowsError(try extra.rejectingPositional())
+        XCTAssertNoThrow(try parsed.rejectingPositional())
+    }
+}

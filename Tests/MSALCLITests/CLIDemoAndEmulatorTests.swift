@@ -1,0 +1,51 @@
+import Foundation
+import XCTest
+
+/// `msal demo` (its own test: every step must behave) and `msal emulator`.
+final class CLIDemoAndEmulatorTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "msal-cli-tmp-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    }
+
+    func testDemoPassesQuicklyShowsNoWholeTokenAndLeavesNoFiles() throws {
+        let started = Date()
+        let result = try CLIProcess.run(["demo"], environment: ["TMPDIR": directory.path, "HOME": directory.path])
+        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+        XCTAssertTrue(result.output.contains("✓ All 10 steps behaved as expected"), result.output)
+        XCTAssertFalse(result.output.contains("✗"), result.output)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20)
+        XCTAssertEqual(try leftovers(), [], "nothing left in TMPDIR or HOME")
+        let tokens = try NSRegularExpression(pattern: "eyJ[A-Za-z0-9_-]{20,}")
+        let text = result.output + result.errorOutput
+        XCTAssertNil(tokens.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), "no whole token")
+        XCTAssertTrue(result.output.contains("characters)"), "tokens shown shortened")
+    }
+
+    func testEmulatorPrintsTheEnvironmentAndStopsOnSIGTERM() throws {
+        let emulator = try CLIProcess(["emulator", "--port", "0"], environment: ["TMPDIR": directory.path])
+        let caFile = try XCTUnwrap(try emulator.waitForOutput("export MSAL_CA_FILE=(\\S+)"), emulator.currentOutput)
+        XCTAssertNotNil(try emulator.waitForOutput("Press Ctrl-C to stop"))
+        let output = emulator.currentOutput
+        XCTAssertTrue(output.contains("export MSAL_CLIENT_ID=0b7f3c2e-4a1d-4e6b-9c8f-5d2a7e1b3c9f"), output)
+        XCTAssertTrue(output.contains("export MSAL_CONNECT_TO=login.microsoftonline.com:443:127.0.0.1:"), output)
+        XCTAssertTrue(output.contains("https://127.0.0.1:"), output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: caFile))
+        emulator.send(SIGTERM)
+        let result = emulator.finish(timeout: 10)
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertTrue(result.output.hasSuffix("Emulator stopped.\n"), result.output)
+        XCTAssertEqual(try leftovers(), [], "the CA file and its folder are removed")
+    }
+}

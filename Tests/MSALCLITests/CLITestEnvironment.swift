@@ -1,0 +1,73 @@
+import Foundation
+import MSALTestSupport
+import XCTest
+
+/// An emulator in the test process and a temporary folder (cache file, browser script): the
+/// environment that points the `msal` binary at the emulator.
+final class CLITestEnvironment {
+    let emulator: EntraEmulator
+    let directory: URL
+    let clientId = EmulatorClient.sample.clientId
+
+    static let signingKey: EmulatorSigningKey? = try? EmulatorSigningKey()
+
+    init() throws {
+        var configuration = EntraEmulator.Configuration(signingKey: Self.signingKey)
+        configuration.deviceCodeInterval = 1
+        emulator = try EntraEmulator(configuration: configuration)
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "msal-cli-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    func tearDown() {
+        emulator.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The cache file the commands share.
+    var cacheFile: String { directory.appendingPathComponent("msal_cache.json").path }
+
+    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, `MSAL_CACHE` and a private `HOME`.
+    var environment: [String: String] {
+        [
+            "MSAL_CLIENT_ID": clientId,
+            "MSAL_CA_FILE": emulator.certificateAuthority.certificateFile,
+            "MSAL_CONNECT_TO": emulator.connectTo.joined(separator: ","),
+            "HOME": directory.path,
+        ]
+    }
+
+    /// Runs `msal arguments --cache <file>` with ``environment`` (plus `extra`).
+    func run(
+        _ arguments: [String], extra: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CLIProcess.Result {
+        try CLIProcess.run(
+            arguments + ["--cache", cacheFile], environment: environment.merging(extra) { $1 }, file: file, line: line)
+    }
+
+    /// Starts `msal arguments --cache <file>` without waiting for it.
+    func start(_ arguments: [String]) throws -> CLIProcess {
+        try CLIProcess(arguments + ["--cache", cacheFile], environment: environment)
+    }
+
+    /// A `$BROWSER` script that plays the user's browser: fetches the sign-in URL with curl
+    /// (trusting the emulator's CA, its host names sent to it) and follows the redirects to the
+    /// loopback listener.
+    func browserScript() throws -> String {
+        let curl = "/usr/bin/curl"
+        guard FileManager.default.isExecutableFile(atPath: curl) else { throw XCTSkip("curl is not installed") }
+        let connectTo = emulator.connectTo.map { "--connect-to '\($0)'" }.joined(separator: " ")
+        let script = directory.appendingPathComponent("browser")
+        let text = """
+            #!/bin/sh
+            echo "$1" > '\(directory.path)/browser.url'
+            exec \(curl) -sS -L --max-time 10 --cacert '\(emulator.certificateAuthority.certificateFile)' \
+            \(connectTo) -o /dev/null "$1"
+
+            """
+        try Data(text.utf8).write(to: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
+        return script.path
+    }
+}
