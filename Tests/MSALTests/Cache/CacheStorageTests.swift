@@ -182,3 +182,16 @@ final class CacheStorageTests: XCTestCase {
         try cache.modify { $0.save(CacheFixtures.response()) }
     }
 }
+
+final class CacheFirstRunTests: XCTestCase {
+    func testReadingWithoutAFolderIsAnEmptyCacheAndCreatesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-first-run-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("group/msal_cache.json").path
+        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: true)))
+        XCTAssertEqual(try cache.read { $0.contents.accounts.count }, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
+        try cache.modify { $0.save(CacheFixtures.response(uid: "u1")) }
+        XCTAssertEqual(try cache.read { $0.contents.accounts.count }, 1)
+    }
+}

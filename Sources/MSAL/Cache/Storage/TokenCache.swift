@@ -122,7 +122,16 @@ final class TokenCache: Sendable {
             case .file(let file):
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
-                if current == nil && state.loaded && state.fingerprint == nil { return }
+                if current == nil {
+                    // No file (yet, or removed): an empty cache. Reading creates nothing on disk;
+                    // the folder and lock file appear with the first write.
+                    if state.loaded && state.fingerprint == nil { return }
+                    state.store = TokenStore()
+                    state.fingerprint = nil
+                    state.loaded = true
+                    state.generation &+= 1
+                    return
+                }
                 let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
                 defer { withExtendedLifetime(lock) {} }
                 try reload(file, &state)
