@@ -50,7 +50,8 @@ enum ApplicationScenarios {
         let application = try application(
             emulator, clientId: fixtureClient, authority: "https://login.microsoftonline.com/\(fixtureTenant)",
             cacheFile: file)
-        let identifier = String(format: "%08x-0000-4000-8000-%012x.%@", accounts / 2, (accounts / 2) * 7919, fixtureTenant)
+        let identifier = String(
+            format: "%08x-0000-4000-8000-%012x.%@", accounts / 2, (accounts / 2) * 7919, fixtureTenant)
         guard let account = try application.account(forIdentifier: identifier) else {
             throw BenchmarkError("the fixture has no account \(identifier)")
         }
@@ -88,7 +89,8 @@ enum ApplicationScenarios {
         // The floor: the same refresh-token grant, posted with a reused easy handle, with a refresh
         // token of its own (from the emulator's password grant).
         let refreshToken = try floorRefreshToken(emulator, authority: authority)
-        let body = "client_id=\(EmulatorClient.sample.clientId)&grant_type=refresh_token&refresh_token=\(refreshToken)"
+        let body =
+            "client_id=\(EmulatorClient.sample.clientId)&grant_type=refresh_token&refresh_token=\(refreshToken)"
             + "&scope=User.Read+openid+profile+offline_access&client_info=1"
         let floor = try CurlBlockingEasy(
             CurlRequest(
@@ -124,7 +126,8 @@ enum ApplicationScenarios {
 
     private static func floorRefreshToken(_ emulator: EntraEmulator, authority: String) throws -> String {
         let user = EmulatorUser.alice
-        let body = "client_id=\(EmulatorClient.sample.clientId)&grant_type=password&username=\(user.username)"
+        let body =
+            "client_id=\(EmulatorClient.sample.clientId)&grant_type=password&username=\(user.username)"
             + "&password=\(user.password)&scope=User.Read+openid+profile+offline_access"
         let response = try CurlBlockingEasy(
             CurlRequest(

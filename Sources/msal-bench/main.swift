@@ -59,7 +59,8 @@ if only == nil || only == "silent_cache_hit" {
     }
     if let one = medians[1], let most = medians[100_000], one > 0 {
         let summary = String(
-            format: "silent_cache_hit: %.2f us at 1 account, %.2f us at 100,000 (ratio %.2f; targets < 5 us, <= 1.5x)\n",
+            format:
+                "silent_cache_hit: %.2f us at 1 account, %.2f us at 100,000 (ratio %.2f; targets < 5 us, <= 1.5x)\n",
             Double(one) / 1000, Double(most) / 1000, Double(most) / Double(one))
         FileHandle.standardError.write(Data(summary.utf8))
     }

@@ -185,7 +185,8 @@ final class CacheStorageTests: XCTestCase {
 
 final class CacheFirstRunTests: XCTestCase {
     func testReadingWithoutAFolderIsAnEmptyCacheAndCreatesNothing() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-first-run-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "msal-first-run-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("group/msal_cache.json").path
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: true)))
