@@ -63,6 +63,12 @@ fi
 # The directory is written into glewlwyd's config (quoted strings) and into the env file.
 [[ $state_dir != *[\"\'\\$'\n']* ]] || die "MSAL_IDP_DIR must not contain quotes, backslashes or newlines"
 
+# One start or stop at a time per state directory (parallel test processes may all call this).
+mkdir -p "$state_dir"
+chmod 700 "$state_dir"
+exec 9>"$state_dir/lock"
+flock -w 120 9 || die "another start or stop holds $state_dir/lock for more than 120 s"
+
 # --- already running? ----------------------------------------------------------------------
 
 # The PID in the PID file, if that process is the glewlwyd this state directory started.
@@ -94,7 +100,7 @@ if pid=$(our_pid) && [[ -f $env_file ]]; then
     log "pid $pid is not serving as expected on port $port; restarting it"
 fi
 if pid=$(our_pid); then
-    "$repo_root/scripts/idp/stop-glewlwyd.sh" >&2
+    MSAL_IDP_LOCK_HELD=1 "$repo_root/scripts/idp/stop-glewlwyd.sh" >&2
 fi
 if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
     die "port $port on $host is in use by another process; set MSAL_IDP_PORT to a free port"
@@ -164,8 +170,6 @@ install_packages() {
     log "installed in $(elapsed_ms) ms"
 }
 
-mkdir -p "$state_dir"
-chmod 700 "$state_dir"
 install_packages
 
 sql=/usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
@@ -256,10 +260,11 @@ EOF
 # --- start ---------------------------------------------------------------------------------
 
 # In its own session, so it outlives this script and the shell that ran it; the launcher shell
-# writes its own PID and then becomes glewlwyd, so the PID file names glewlwyd itself.
+# writes its own PID and then becomes glewlwyd, so the PID file names glewlwyd itself. It must not
+# inherit the lock's descriptor (9), or the lock would be held for as long as glewlwyd runs.
 # shellcheck disable=SC2016 # $$ and $1.. are expanded by the launcher shell.
 setsid -f sh -c 'echo $$ >"$1" && exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
-    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out"
+    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" 9>&-
 
 fail_start() {
     log "glewlwyd log ($log_file, last lines):"

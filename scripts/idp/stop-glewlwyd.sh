@@ -11,6 +11,14 @@ conf_file=$state_dir/glewlwyd.conf
 
 log() { printf 'stop-glewlwyd: %s\n' "$*" >&2; }
 
+if [[ ${MSAL_IDP_LOCK_HELD:-} != 1 && -d $state_dir ]]; then
+    exec 9>"$state_dir/lock"
+    flock -w 120 9 || {
+        log "error: another start or stop holds $state_dir/lock for more than 120 s"
+        exit 1
+    }
+fi
+
 if [[ ! -f $pid_file ]]; then
     log "not running (no $pid_file)"
     exit 0
