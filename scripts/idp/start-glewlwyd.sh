@@ -34,7 +34,7 @@ redirect_uris=(
 )
 # The main issuer and the short one: access token, refresh token, code and device code
 # lifetimes and the device polling interval, in seconds.
-main_lifetimes=(3600 1209600 600 600 5)
+main_lifetimes=(3600 1209600 600 600 1)
 short_lifetimes=(3 60 3 3 1)
 
 # The built-in administrator created by glewlwyd's SQL; its password is replaced at each start.
@@ -260,11 +260,17 @@ EOF
 # --- start ---------------------------------------------------------------------------------
 
 # In its own session, so it outlives this script and the shell that ran it; the launcher shell
-# writes its own PID and then becomes glewlwyd, so the PID file names glewlwyd itself. It must not
-# inherit the lock's descriptor (9), or the lock would be held for as long as glewlwyd runs.
+# writes its own PID and then becomes glewlwyd, so the PID file names glewlwyd itself.
+# The daemon keeps no descriptor but 0-2 (redirected): an inherited one would hold our lock (9)
+# for as long as glewlwyd runs, or keep a caller's pipe open, so that a caller waiting for its
+# end (CI logs, Foundation's Process, which watches a socket the child inherits) never sees it.
 # shellcheck disable=SC2016 # $$ and $1.. are expanded by the launcher shell.
-setsid -f sh -c 'echo $$ >"$1" && exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
-    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" 9>&-
+setsid -f bash -c 'for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [[ $fd -gt 2 ]]; then eval "exec $fd>&-"; fi
+    done
+    echo $$ >"$1" && exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
+    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" 9>&- </dev/null >/dev/null 2>&1
 
 fail_start() {
     log "glewlwyd log ($log_file, last lines):"
