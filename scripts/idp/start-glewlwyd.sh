@@ -78,7 +78,9 @@ our_pid() {
     pid=$(<"$pid_file")
     [[ $pid =~ ^[0-9]+$ ]] || return 1
     [[ -r /proc/$pid/cmdline ]] || return 1
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "--config-file=$conf_file" || return 1
+    local cmdline
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline") || return 1
+    [[ $cmdline == *"--config-file=$conf_file "* ]] || return 1
     echo "$pid"
 }
 
@@ -123,7 +125,8 @@ restore_policy() {
 install_packages() {
     local missing=() p
     for p in glewlwyd sqlite3 jq openssl curl; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        # No `| grep -q` under pipefail: grep quitting early fails the writer with SIGPIPE.
+        [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true) == "install ok installed" ]] || missing+=("$p")
     done
     command -v setsid >/dev/null || die "setsid (util-linux) is missing"
     ((${#missing[@]} == 0)) && return 0
@@ -151,7 +154,7 @@ install_packages() {
     as_root chmod 755 /usr/sbin/policy-rc.d
     # Refresh the package lists only when one of the packages has no install candidate.
     for p in "${missing[@]}"; do
-        if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+        if [[ $(apt-cache policy "$p" 2>/dev/null || true) != *"Candidate: "[0-9]* ]]; then
             log "apt-get update (no candidate for $p)"
             as_root apt-get update -qq >"$state_dir/apt.log" 2>&1 || {
                 tail -n 20 "$state_dir/apt.log" >&2

@@ -24,8 +24,11 @@ if [[ ! -f $pid_file ]]; then
     exit 0
 fi
 pid=$(<"$pid_file")
-if ! [[ $pid =~ ^[0-9]+$ ]] || [[ ! -r /proc/$pid/cmdline ]] \
-    || ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "--config-file=$conf_file"; then
+cmdline=""
+if [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/cmdline ]]; then
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" || true)
+fi
+if [[ $cmdline != *"--config-file=$conf_file "* ]]; then
     log "not running (pid '$pid' from $pid_file is not our glewlwyd); removing the stale PID file"
     rm -f "$pid_file" "$state_dir/env"
     exit 0
