@@ -56,6 +56,7 @@ final class GlewlwydProtocolTests: XCTestCase {
         } catch {
             XCTAssertEqual((error as NSError).domain, MSALErrorDomain)
             XCTAssertEqual((error as NSError).code, MSALError.internal.rawValue)
+            XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42000)
         }
     }
 
@@ -169,6 +170,23 @@ final class GlewlwydProtocolTests: XCTestCase {
         } catch let failure as GlewlwydBrowser.Failure {
             XCTAssertTrue(failure.description.contains("HTTP 403"), failure.description)
         }
+    }
+
+    func testCustomSchemeRedirectForACustomWebView() async throws {
+        let configuration = try await resolve(server.issuer)
+        let redirectURI = try XCTUnwrap(server.redirectURIs.first { !$0.hasPrefix("http") })
+        let pkce = try PKCE()
+        let redirect = try await GlewlwydBrowser(server: server).authorize(
+            url: authorizeURL(configuration, pkce: pkce, state: "s1", nonce: "n1", redirectURI: redirectURI),
+            redirectPrefix: redirectURI)
+        XCTAssertEqual(redirect.scheme, "msauth.swift-msal-tests")
+        let code = try XCTUnwrap(query(of: redirect)["code"], redirect.absoluteString)
+        let response = try await tokens.redeem(
+            .authorizationCode(
+                code, codeVerifier: pkce.verifier, redirectURI: redirectURI, endpoint: configuration.tokenEndpoint,
+                common: common()),
+            correlationId: UUID())
+        XCTAssertNotNil(response.idToken)
     }
 
     func testPromptNoneIsInteractionRequiredWithoutASessionAndNeedsAnIDTokenHintWithOne() async throws {
