@@ -275,9 +275,11 @@ setsid -f bash -c 'for fd in /proc/$$/fd/*; do
     echo $$ >"$1" && exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
     msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" 9>&- </dev/null >/dev/null 2>&1
 
+# Reports a failed start with the end of glewlwyd's log, and stops the half-provisioned server.
 fail_start() {
     log "glewlwyd log ($log_file, last lines):"
     tail -n 20 "$log_file" "$state_dir/glewlwyd.out" >&2 2>/dev/null || true
+    if our_pid >/dev/null; then MSAL_IDP_LOCK_HELD=1 "$repo_root/scripts/idp/stop-glewlwyd.sh" >&2 || true; fi
     die "$*"
 }
 
