@@ -87,7 +87,9 @@ final class GlewlwydBrowser: Sendable {
         if prompt != "none" {
             if !isSignedIn || prompt == "login" { try await signIn() }
             if consents {
-                let scopes = query.first { $0.name == "scope" }?.value?.split(separator: " ").map(String.init) ?? []
+                // The query is form-encoded: `+` is a space (URLComponents does not decode it).
+                let scope = query.first { $0.name == "scope" }?.value?.replacingOccurrences(of: "+", with: " ")
+                let scopes = scope?.split(separator: " ").map(String.init) ?? []
                 try await grant(scopes: scopes)
             }
             components.queryItems = query + [URLQueryItem(name: "g_continue", value: nil)]
