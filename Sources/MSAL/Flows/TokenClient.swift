@@ -1,7 +1,7 @@
 import Foundation
 
 /// Sends token requests and turns every answer into a ``TokenResponse`` or an error in MSAL's
-/// shape: OAuth error bodies (HTTP 400/401) become server errors with `MSALOAuthErrorKey`,
+/// shape: OAuth error bodies (HTTP 4xx but 429) become server errors with `MSALOAuthErrorKey`,
 /// `MSALSTSErrorCodesKey` and the HTTP status; other statuses become -42007 (unhandled response)
 /// with the status and headers; network failures stay `NSURLErrorDomain` errors.
 struct TokenClient: Sendable {
@@ -39,7 +39,9 @@ struct TokenClient: Sendable {
             } catch {
                 throw Failure(error: error as NSError, statusCode: 200, retryAfter: retryAfter)
             }
-        case 400, 401:
+        case 400...499 where response.statusCode != 429:
+            // MSAL reads OAuth error bodies on 400 and 401; other providers use other 4xx codes
+            // for them too (glewlwyd answers a bad PKCE verifier with 403 `invalid_code`).
             if let serverError = OAuthServerError(jsonData: response.body) {
                 let error = MSALErrors.serverError(
                     serverError, endpoint: .token, httpStatusCode: response.statusCode,

@@ -122,7 +122,7 @@ final class GlewlwydProtocolTests: XCTestCase {
         XCTAssertEqual(claims["preferred_username"]?.stringValue, server.user)
     }
 
-    func testWrongVerifierIsAnUnhandledResponseAndDoesNotBurnTheCode() async throws {
+    func testWrongVerifierIsAnOAuthErrorAndDoesNotBurnTheCode() async throws {
         let signIn = try await signIn(browser: try GlewlwydBrowser(server: server))
         let wrong = try PKCE()
         let wrongRequest = TokenRequest.authorizationCode(
@@ -130,16 +130,17 @@ final class GlewlwydProtocolTests: XCTestCase {
             endpoint: signIn.configuration.tokenEndpoint, common: common())
 
         // Quirk: 403 {"error":"invalid_code"} instead of 400 invalid_grant; the token client reads
-        // OAuth bodies of 400/401 only, so this is -42007 (unhandled response) with the status.
+        // OAuth error bodies of every 4xx, so the app sees the server's error (an unknown OAuth
+        // error: -42104) with the status.
         let failure = try await redeemFailure(wrongRequest)
         XCTAssertEqual(failure.statusCode, 403)
-        assertUnhandledResponse(failure.error, status: 403)
+        assertOAuthError(failure.error, "invalid_code", status: 403)
 
         // The code survived the wrong verifier; once redeemed, a replay is the same 403.
         _ = try await tokens.redeem(redeemRequest(signIn), correlationId: UUID())
         let replay = try await redeemFailure(redeemRequest(signIn))
         XCTAssertEqual(replay.statusCode, 403)
-        assertUnhandledResponse(replay.error, status: 403)
+        assertOAuthError(replay.error, "invalid_code", status: 403)
     }
 
     func testAuthorizeErrorsComeBackAsRedirectsOrA403() async throws {
@@ -331,7 +332,7 @@ final class GlewlwydProtocolTests: XCTestCase {
         // An expired code: 403 invalid_code, as a wrong verifier.
         let code = try await redeemFailure(redeemRequest(stale))
         XCTAssertEqual(code.statusCode, 403)
-        assertUnhandledResponse(code.error, status: 403)
+        assertOAuthError(code.error, "invalid_code", status: 403)
 
         // An expired device code: 400 expired_token, which the poller turns into MSAL's expiry
         // error (its clock is held before the local expiry, so it asks the server).
@@ -469,6 +470,18 @@ final class GlewlwydProtocolTests: XCTestCase {
         XCTAssertEqual(error.domain, MSALErrorDomain, file: file, line: line)
         XCTAssertEqual(error.code, MSALError.internal.rawValue, file: file, line: line)
         XCTAssertEqual(error.userInfo[MSALInternalErrorCodeKey] as? Int, -42007, file: file, line: line)
+        XCTAssertEqual(error.userInfo[MSALHTTPResponseCodeKey] as? String, "\(status)", file: file, line: line)
+    }
+
+    /// -50000 with internal -42104 (an OAuth error MSAL has no code for), the server's `error` and
+    /// the HTTP status.
+    private func assertOAuthError(
+        _ error: NSError, _ oauthError: String, status: Int, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(error.domain, MSALErrorDomain, file: file, line: line)
+        XCTAssertEqual(error.code, MSALError.internal.rawValue, file: file, line: line)
+        XCTAssertEqual(error.userInfo[MSALInternalErrorCodeKey] as? Int, -42104, file: file, line: line)
+        XCTAssertEqual(error.userInfo[MSALOAuthErrorKey] as? String, oauthError, file: file, line: line)
         XCTAssertEqual(error.userInfo[MSALHTTPResponseCodeKey] as? String, "\(status)", file: file, line: line)
     }
 
