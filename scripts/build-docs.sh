@@ -39,8 +39,10 @@ build() {
 }
 build
 if [ ! -f "$graphs/MSAL.symbols.json" ]; then
-    # Up to date but the graphs were deleted: recompile the module once.
-    rm -rf "$scratch"/*/debug/MSAL.build "$scratch"/debug/MSAL.build
+    # Up to date but the graphs were deleted: build again from scratch (the compiler writes
+    # graphs only when it compiles).
+    rm -rf "$scratch"
+    mkdir -p "$graphs"
     build
 fi
 [ -f "$graphs/MSAL.symbols.json" ] || { echo "the compiler wrote no MSAL symbol graph" >&2; exit 1; }
