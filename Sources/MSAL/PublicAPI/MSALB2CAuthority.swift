@@ -26,7 +26,9 @@ public final class MSALB2CAuthority: MSALAuthority, @unchecked Sendable {
 
     /// A B2C authority for `url`.
     ///
-    /// - Parameter validateFormat: `true` to require `https://<host>/tfp/<tenant>/<policy>`.
+    /// - Parameters:
+    ///   - url: the authority URL, with the tenant and the user flow (policy) in its path.
+    ///   - validateFormat: `true` to require `https://<host>/tfp/<tenant>/<policy>`.
     /// - Throws: an invalid-parameter error when the URL is empty or not https, and with
     ///   `validateFormat` when the path is not the `/tfp/` form with at least three segments.
     public init(url: URL, validateFormat: Bool) throws {

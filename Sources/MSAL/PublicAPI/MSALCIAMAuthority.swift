@@ -19,7 +19,9 @@ public final class MSALCIAMAuthority: MSALAuthority, @unchecked Sendable {
 
     /// A CIAM authority for `url`.
     ///
-    /// - Parameter validateFormat: `true` to require a `<tenant>.ciamlogin.<tld>` host.
+    /// - Parameters:
+    ///   - url: the authority URL, such as `https://contoso.ciamlogin.com`.
+    ///   - validateFormat: `true` to require a `<tenant>.ciamlogin.<tld>` host.
     /// - Throws: as ``init(url:)``; with `validateFormat`, MSAL's message when the host has fewer
     ///   than three labels or its second label is not `ciamlogin`.
     public init(url: URL, validateFormat: Bool) throws {
