@@ -120,7 +120,8 @@ public final class MSALPublicClientApplication: Sendable {
         let request = SilentFlow.Request(
             scopes: values.scopes, account: values.account, loginHint: parameters.loginHint,
             authority: values.authority, claims: values.claimsRequest,
-            correlationId: values.correlationId ?? CorrelationID.make(), extraQueryParameters: values.extraQueryParameters,
+            correlationId: values.correlationId ?? CorrelationID.make(),
+            extraQueryParameters: values.extraQueryParameters,
             forceRefresh: parameters.forceRefresh)
         do {
             return try await SilentFlow(context: context).run(request)
@@ -167,7 +168,8 @@ extension MSALPublicClientApplication {
         let request = InteractiveFlow.Request(
             scopes: values.scopes, extraScopesToConsent: interactive.extra ?? [], account: values.account,
             loginHint: interactive.loginHint, domainHint: interactive.domainHint, promptType: interactive.prompt,
-            authority: values.authority, claims: values.claimsRequest, correlationId: values.correlationId ?? CorrelationID.make(),
+            authority: values.authority, claims: values.claimsRequest,
+            correlationId: values.correlationId ?? CorrelationID.make(),
             extraQueryParameters: values.extraQueryParameters, webview: parameters.webviewParameters.settings)
         do {
             return try await InteractiveFlow(context: context).run(request)
@@ -225,7 +227,8 @@ extension MSALPublicClientApplication {
         let values = parameters.shared.withLock { $0 }
         let request = DeviceCodeFlow.Request(
             scopes: values.scopes, authority: values.authority, claims: values.claimsRequest,
-            correlationId: values.correlationId ?? CorrelationID.make(), extraQueryParameters: values.extraQueryParameters)
+            correlationId: values.correlationId ?? CorrelationID.make(),
+            extraQueryParameters: values.extraQueryParameters)
         do {
             return try await DeviceCodeFlow(context: context).run(request, callback: deviceCodeCallback)
         } catch {
