@@ -19,6 +19,8 @@ final class ApplicationContext: Sendable {
     let cache: TokenCache
     let throttling: ThrottlingCache
     let refreshes = SingleFlight<String, MSALResult>()
+    /// Serialises refreshes of one token across processes sharing the cache file.
+    let refreshLock: RefreshLock?
     /// Public account objects by home account id, with the cache generation they were built from.
     let accounts = Locked([String: (generation: UInt64, account: MSALAccount)]())
     let now: @Sendable () -> Date
@@ -45,9 +47,16 @@ final class ApplicationContext: Sendable {
         self.now = now
         self.sleep = sleep
         cache = TokenCache(settings: configuration.cacheConfig.settings())
+        refreshLock = cache.filePath.map(RefreshLock.init(cacheFilePath:))
         resolver = AuthorityResolver(
             transport: transport, cache: DiscoveryCache(storage: CacheDiscoveryStorage(cache: cache), now: now))
         throttling = ThrottlingCache(now: now)
+    }
+
+    /// Runs `body` holding the cross-process refresh lock for `key` (when the cache is a file).
+    func withRefreshLock<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
+        guard let refreshLock else { return try await body() }
+        return try await refreshLock.withLock(key: key, timeout: 30, body)
     }
 
     /// The token client over this application's transport and clock.

@@ -118,8 +118,12 @@ struct SilentFlow {
         let correlationId = request.correlationId
         let context = context
         do {
+            // One refresh per key in this process (SingleFlight), and across processes sharing the
+            // cache file (the refresh lock; `redeem` re-reads the cache once it holds it).
             return try await context.refreshes.run(key) {
-                try await redeem(request, homeAccountId, account, resolved, realm, scopes, claims, cached)
+                try await context.withRefreshLock(key) {
+                    try await redeem(request, homeAccountId, account, resolved, realm, scopes, claims, cached)
+                }
             }.value
         } catch let failure as RefreshFailure {
             if let cached,
