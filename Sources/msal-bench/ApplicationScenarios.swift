@@ -107,7 +107,7 @@ enum ApplicationScenarios {
         }
         var remaining = runs
         while remaining > 0 {
-            let count = min(50, remaining)
+            let count = min(10, remaining)
             for _ in 0..<count {
                 silent.samples.append(
                     try await timeNanosecondsAsync { _ = try await application.acquireTokenSilent(with: parameters) })

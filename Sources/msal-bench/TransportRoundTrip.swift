@@ -44,7 +44,7 @@ enum TransportRoundTrip {
 
         var transport = Measurement(scenario: "transport_roundtrip", params: ["client": "transport"])
         var baseline = Measurement(scenario: "transport_roundtrip", params: ["client": "curl_easy_floor"])
-        let block = 100
+        let block = 10
         for _ in 0..<block {  // warm both connections up
             _ = try await probe.post(url, parameters: parameters)
             _ = try floor.perform()
