@@ -1,8 +1,10 @@
 import Foundation
 import MSALNative
 
-/// What discovery learned about an authority, ready for requests and cache lookups.
-struct ResolvedAuthority: Sendable {
+/// What discovery learned about an authority, ready for requests and cache lookups. A class:
+/// every silent request passes it around, and copying its strings and URLs costs more than a
+/// reference.
+final class ResolvedAuthority: Sendable {
     /// The authority as requested.
     let authority: Authority
     /// The authority on the host requests go to (instance discovery's `preferred_network`).

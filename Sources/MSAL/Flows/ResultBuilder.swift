@@ -24,43 +24,81 @@ struct ResultBuilder {
         return metadata.familyId ?? ""
     }
 
+    /// The account object and id token a result needs, read from `store` (call inside a cache
+    /// read). The account object is rebuilt only when the cache changed since it was made.
+    func parts(
+        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, resolved: ResolvedAuthority, realm: String
+    ) -> (account: MSALAccount?, idToken: String?) {
+        let clientId = context.clientId
+        let idToken = store.idToken(
+            homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
+            clientId: clientId)
+        if let known = context.accounts.withLock({ $0[homeAccountId] }), known.generation == generation {
+            return (known.account, idToken?.secret)
+        }
+        let summary = store.accounts(
+            clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
+            query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
+        ).first
+        let account = summary.map(Self.account)
+        if let account { context.accounts.withLock { $0[homeAccountId] = (generation, account) } }
+        return (account, idToken?.secret)
+    }
+
     /// The result for the tokens just returned or found in the cache.
     func result(
         homeAccountId: String, resolved: ResolvedAuthority, realm: String, accessToken: String, scopes: [String],
         expiresOn: Date?, extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
-        let clientId = context.clientId
-        let memo = context.accounts
-        let (cachedAccount, idToken) = try context.cache.readVersioned { store, generation in
-            let idToken = store.idToken(
-                homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
-                clientId: clientId)
-            // The account object is rebuilt only when the cache changed since it was made.
-            if let known = memo.withLock({ $0[homeAccountId] }), known.generation == generation {
-                return (known.account as MSALAccount?, idToken?.secret)
-            }
-            let summary = store.accounts(
-                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
-                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
-            ).first
-            let account = summary.map(Self.account)
-            if let account { memo.withLock { $0[homeAccountId] = (generation, account) } }
-            return (account, idToken?.secret)
+        let (account, idToken) = try context.cache.readVersioned { store, generation in
+            parts(&store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
         }
+        return result(
+            account: account, idToken: idToken, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
+            accessToken: accessToken, scopes: scopes, expiresOn: expiresOn, extended: extended,
+            correlationId: correlationId)
+    }
+
+    /// The result from parts already read (see ``parts(_:generation:homeAccountId:resolved:realm:)``).
+    func result(
+        account cachedAccount: MSALAccount?, idToken: String?, homeAccountId: String, resolved: ResolvedAuthority,
+        realm: String, accessToken: String, scopes: [String], expiresOn: Date?, extended: Bool, correlationId: UUID
+    ) -> MSALResult {
         let account =
             cachedAccount
             ?? MSALAccount(
                 username: nil, homeAccountId: homeAccountId, environment: resolved.cacheEnvironment,
                 tenantProfiles: nil, homeIdToken: nil)
         let profile =
-            account.tenantProfiles?.first { $0.tenantId?.lowercased() == realm.lowercased() }
+            account.tenantProfiles?.first { $0.tenantId.map { ASCII.equalsIgnoringCase($0, realm) } ?? false }
             ?? MSALTenantProfile(
                 identifier: nil, environment: resolved.cacheEnvironment, tenantId: realm,
-                isHomeTenantProfile: account.homeAccountId?.tenantId?.lowercased() == realm.lowercased(),
+                isHomeTenantProfile: account.homeAccountId?.tenantId.map { ASCII.equalsIgnoringCase($0, realm) }
+                    ?? false,
                 idToken: idToken)
         return MSALResult(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extended, idToken: idToken,
             scopes: scopes, tenantProfile: profile, account: account,
             authority: resolved.publicAuthority, correlationId: correlationId)
+    }
+}
+
+/// ASCII-only text helpers that allocate nothing (identifiers, hosts, tenant ids).
+enum ASCII {
+    /// Whether `a` and `b` are equal when ASCII letters are compared without case.
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                if x == y { continue }
+                let lowerX = (x >= 65 && x <= 90) ? x | 0x20 : x
+                let lowerY = (y >= 65 && y <= 90) ? y | 0x20 : y
+                if lowerX != lowerY { return false }
+            default: return false
+            }
+        }
     }
 }

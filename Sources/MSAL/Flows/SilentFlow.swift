@@ -33,15 +33,19 @@ struct SilentFlow {
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: account.homeAccountId?.tenantId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
-        let lookup = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
+        let lookup = try cachedToken(
+            homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes,
+            skipCache: request.forceRefresh || request.claims != nil)
         let decision = SilentTokenDecision.decide(
             status: lookup.status, skipCache: request.forceRefresh || request.claims != nil,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
-        if case .returnCached = decision, let token = lookup.token {
+        if case .returnCached = decision, let token = lookup.token, let parts = lookup.resultParts {
             Log.info("Returning a cached access token", correlationId: correlationId)
-            return try result(
-                for: token, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
-                extended: false, correlationId: correlationId)
+            return ResultBuilder(context: context).result(
+                account: parts.account, idToken: parts.idToken, homeAccountId: homeAccountId, resolved: resolved,
+                realm: realm, accessToken: token.secret, scopes: Self.scopes(of: token),
+                expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: false,
+                correlationId: correlationId)
         }
         guard case .refresh(let fallback) = decision else {
             return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
@@ -73,14 +77,21 @@ struct SilentFlow {
         return ResultBuilder.account(summary)
     }
 
+    /// The cached access token for the request and its status, in one cache read; when it can be
+    /// returned as it is, also what the result needs (account object and id token).
     private func cachedToken(
-        homeAccountId: String, resolved: ResolvedAuthority, realm: String, scopes: OrderedScopes
-    ) throws -> (token: CacheAccessToken?, status: AccessTokenStatus?) {
+        homeAccountId: String, resolved: ResolvedAuthority, realm: String, scopes: OrderedScopes,
+        skipCache: Bool = false
+    ) throws -> (
+        token: CacheAccessToken?, status: AccessTokenStatus?,
+        resultParts: (account: MSALAccount?, idToken: String?)?
+    ) {
         let clientId = context.clientId
         let now = Int64(context.now().timeIntervalSince1970)
         let buffer = Int64(context.tokenExpirationBuffer)
         let wanted = TokenStore.lowercasedScopes(scopes.values)
-        return try context.cache.read { store in
+        let builder = ResultBuilder(context: context)
+        return try context.cache.readVersioned { store, generation in
             if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
                 throw interactionRequired("Account is signed out, user interaction is required.", nil)
             }
@@ -88,9 +99,18 @@ struct SilentFlow {
                 let token = store.accessToken(
                     homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
                     clientId: clientId, scopes: wanted)
-            else { return (nil, nil) }
-            return (token, AccessTokenStatus(token, now: now, buffer: buffer))
+            else { return (nil, nil, nil) }
+            let status = AccessTokenStatus(token, now: now, buffer: buffer)
+            guard !skipCache, status == .valid(refreshNeeded: false) else { return (token, status, nil) }
+            let parts = builder.parts(
+                &store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
+            return (token, status, parts)
         }
+    }
+
+    /// The token's scopes as the server granted them.
+    static func scopes(of token: CacheAccessToken) -> [String] {
+        token.target.split(separator: " ").map(String.init)
     }
 
     private func result(
@@ -99,7 +119,7 @@ struct SilentFlow {
     ) throws -> MSALResult {
         try ResultBuilder(context: context).result(
             homeAccountId: homeAccountId, resolved: resolved, realm: realm, accessToken: token.secret,
-            scopes: token.target.split(separator: " ").map(String.init),
+            scopes: Self.scopes(of: token),
             expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: extended,
             correlationId: correlationId)
     }
