@@ -331,8 +331,10 @@ def main():
     write_parser.add_argument("--cache", required=True)
     read_parser = commands.add_parser("read", help="read a cache with MSAL Python")
     read_parser.add_argument("--cache", required=True)
-    read_parser.add_argument("--plan", required=True, help="JSON: {instance_discovery, checks: [{name, client_id, authority, username, "
-                             "scopes, expected_access_token, force_refresh}]}")
+    read_parser.add_argument(
+        "--plan", required=True,
+        help="JSON: {instance_discovery, checks: [{name, client_id, authority, username, scopes, "
+        "expected_access_token, force_refresh}]}")
     read_parser.add_argument("--ca-file", required=True)
     read_parser.add_argument("--connect-to", action="append", default=[], help="HOST:443:127.0.0.1:PORT")
     args = parser.parse_args()
