@@ -95,11 +95,17 @@ struct SilentFlow {
             if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
                 throw interactionRequired("Account is signed out, user interaction is required.", nil)
             }
-            guard
-                let token = store.accessToken(
-                    homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
-                    clientId: clientId, scopes: wanted)
-            else { return (nil, nil, nil) }
+            // B2C tokens written by MSAL Python are under the tenant named in the authority's path
+            // (its token endpoint's first segment), ours under the tenant id: look in both.
+            var found = store.accessToken(
+                homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
+                clientId: clientId, scopes: wanted)
+            if found == nil, case .b2c(let tenant?, _, _) = resolved.authority.kind, tenant.lowercased() != realm {
+                found = store.accessToken(
+                    homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments,
+                    realm: tenant.lowercased(), clientId: clientId, scopes: wanted)
+            }
+            guard let token = found else { return (nil, nil, nil) }
             let status = AccessTokenStatus(token, now: now, buffer: buffer)
             guard !skipCache, status == .valid(refreshNeeded: false) else { return (token, status, nil) }
             let parts = builder.parts(
