@@ -48,7 +48,12 @@ final class AuthorityResolver: Sendable {
     let cache: DiscoveryCache
     /// Authorities already resolved, so a silent request that hits the token cache parses no
     /// discovery document: keyed by URL and whether the authority is developer-known.
-    private let resolved = Locked([String: (value: ResolvedAuthority, expiresOn: Date)]())
+    private let resolved = Locked([MemoKey: (value: ResolvedAuthority, expiresOn: Date)]())
+
+    private struct MemoKey: Hashable {
+        let url: String
+        let developerKnown: Bool
+    }
 
     init(transport: any HTTPTransport, cache: DiscoveryCache = DiscoveryCache()) {
         self.transport = transport
@@ -60,7 +65,7 @@ final class AuthorityResolver: Sendable {
     func resolve(_ authority: Authority, knownAuthorities: [Authority], correlationId: UUID) async throws
         -> ResolvedAuthority
     {
-        let key = authority.urlString + (authority.isListed(in: knownAuthorities) ? "|known" : "")
+        let key = MemoKey(url: authority.urlString, developerKnown: authority.isListed(in: knownAuthorities))
         let now = cache.now()
         if let hit = resolved.withLock({ $0[key] }), hit.expiresOn > now { return hit.value }
         let value = try await resolveUncached(

@@ -6,8 +6,23 @@ struct OrderedScopes: Sendable, Hashable, RandomAccessCollection, CustomStringCo
 
     /// The scopes of `scopes` in order, each exact string once.
     init<S: Sequence>(_ scopes: S) where S.Element == String {
-        var seen = Set<String>()
-        values = scopes.filter { seen.insert($0).inserted }
+        var result: [String] = []
+        result.reserveCapacity(scopes.underestimatedCount)
+        // Requests name a handful of scopes: a linear check beats hashing them; long lists hash.
+        var seen: Set<String>?
+        for scope in scopes {
+            if let existing = seen {
+                if existing.contains(scope) { continue }
+                seen?.insert(scope)
+            } else if result.contains(scope) {
+                continue
+            } else if result.count == 16 {
+                seen = Set(result)
+                seen?.insert(scope)
+            }
+            result.append(scope)
+        }
+        values = result
     }
 
     /// `self` followed by the scopes of `other` it does not already contain.
