@@ -28,8 +28,10 @@ public final class MSALAccountEnumerationParameters: @unchecked Sendable {
     /// The user name to match, case-insensitively.
     public var username: String? { values.withLock { $0.username } }
 
-    /// Only accounts that can get tokens silently for this app (a refresh token for it or its
-    /// family, or signed in through it), never signed-out ones. Default `true`.
+    /// `true`: only accounts that can get tokens silently for this app (a refresh token for it or
+    /// its family, or signed in through it). `false`: every cached account of any app, except
+    /// those signed out of this app (``MSALPublicClientApplication/remove(_:)``), which MSAL never
+    /// lists. Default `true`.
     public var returnOnlySignedInAccounts: Bool {
         get { values.withLock { $0.signedIn } }
         set { values.withLock { $0.signedIn = newValue } }

@@ -5,9 +5,6 @@
 /// own (silent, device code) or the main queue (interactive, sign-out).
 public typealias MSALCompletionBlock = (MSALResult?, (any Error)?) -> Void
 
-/// Called with the accounts found, or the error.
-public typealias MSALAccountsCompletionBlock = ([MSALAccount]?, (any Error)?) -> Void
-
 /// Called when sign-out finished: `true` on success, else the error.
 public typealias MSALSignoutCompletionBlock = (Bool, (any Error)?) -> Void
 

@@ -16,7 +16,8 @@ public final class MSALPublicClientApplication: Sendable {
     /// Creates the application.
     ///
     /// - Throws: -50000 with internal -42000 when the client id is empty, the authority uses
-    ///   `http` without being a known loopback authority, or the redirect URI cannot work.
+    ///   `http` without being a known loopback authority, the redirect URI cannot work, or the
+    ///   cache encryption key is not 32 bytes.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
         try self.init(configuration: configuration, now: { Date() })
     }
@@ -37,6 +38,12 @@ public final class MSALPublicClientApplication: Sendable {
         try values.authority.model.validateScheme(knownAuthorities: values.knownAuthorities.map(\.model))
         if let redirectUri = values.redirectUri, !values.bypassRedirectURIValidation {
             _ = try RedirectURI(validating: redirectUri, customWebview: true)
+        }
+        if let key = values.cacheConfig.encryptionKey, key.count != 32 {
+            throw MSALErrors.make(
+                .internalErrorInvalidParameter,
+                "cacheConfig.encryptionKey must be 32 bytes (AES-256); it has \(key.count). "
+                    + "Generate 32 random bytes once and keep them in your secret store.")
         }
         let transport = try CurlHTTPTransport(
             configuration: .init(

@@ -87,7 +87,8 @@ public final class MSALSilentTokenParameters: MSALTokenParameters, @unchecked Se
     }
 
     /// Parameters to get a token for `scopes` for the cached account whose user name is
-    /// `loginHint` (or the only one). Ours; MSAL for iOS requires an account.
+    /// `loginHint` (compared case-insensitively); without a match the call fails with -50002.
+    /// Ours; MSAL for iOS requires an account.
     public init(scopes: [String], loginHint: String) {
         super.init(scopes: scopes)
         self.loginHint = loginHint

@@ -59,3 +59,23 @@ final class DiscoveryPersistenceTests: XCTestCase {
         }
     }
 }
+
+final class ApplicationCreationTests: XCTestCase {
+    func testInvalidConfigurationsAreRejectedWithClearErrors() {
+        let empty = MSALPublicClientApplicationConfig(clientId: " ")
+        XCTAssertThrowsError(try MSALPublicClientApplication(configuration: empty)) { error in
+            XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42000)
+        }
+        let shortKey = MSALPublicClientApplicationConfig(clientId: "c")
+        shortKey.cacheConfig.encryptionKey = Data(repeating: 1, count: 16)
+        XCTAssertThrowsError(try MSALPublicClientApplication(configuration: shortKey)) { error in
+            XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42000)
+            XCTAssertTrue((error as NSError).localizedDescription.contains("32 bytes"))
+        }
+        let fragment = MSALPublicClientApplicationConfig(
+            clientId: "c", redirectUri: "http://localhost#x", authority: nil)
+        XCTAssertThrowsError(try MSALPublicClientApplication(configuration: fragment)) { error in
+            XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42011)
+        }
+    }
+}
