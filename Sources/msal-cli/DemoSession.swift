@@ -7,6 +7,9 @@ import MSALTestSupport
 final class DemoSession {
     let emulator: EntraEmulator
     let application: MSALPublicClientApplication
+    /// A second application for the B2C user flows: like MSAL, one application serves one kind of
+    /// authority (the B2C seed sample configures its own application for its policies too).
+    let b2cApplication: MSALPublicClientApplication
     let browser: ScriptedBrowser
     let clientId = EmulatorClient.sample.clientId
     let b2cAuthority: MSALB2CAuthority
@@ -32,9 +35,13 @@ final class DemoSession {
             authority: try MSALAADAuthority(url: MSALPublicClientApplicationConfig.defaultAuthorityURL))
         config.certificateAuthorityFile = caFile
         config.cacheConfig.inMemoryOnly = true
-        config.knownAuthorities = [b2cAuthority]
         MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
         application = try MSALPublicClientApplication(configuration: config)
+        let b2cConfig = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: b2cAuthority)
+        b2cConfig.certificateAuthorityFile = caFile
+        b2cConfig.cacheConfig.inMemoryOnly = true
+        b2cConfig.knownAuthorities = [b2cAuthority]
+        b2cApplication = try MSALPublicClientApplication(configuration: b2cConfig)
         browser = ScriptedBrowser(caFile: caFile, connectTo: emulator.connectTo)
     }
 

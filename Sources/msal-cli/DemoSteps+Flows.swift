@@ -33,26 +33,28 @@ extension DemoStep {
 
     static let b2cPolicy = DemoStep(
         title: "Azure AD B2C user flow (policy) sign-in",
-        expected: "with MSALB2CAuthority (a b2clogin.com authority listed in knownAuthorities) Dave signs in through "
+        expected: "an application configured with MSALB2CAuthority (a b2clogin.com authority in knownAuthorities): "
+            + "Dave signs in through "
             + "the B2C_1_signin policy; his account is found by its policy and gets tokens silently"
     ) { session in
         let parameters = session.interactive(["https://contosob2c.onmicrosoft.com/api/read"])
         parameters.authority = session.b2cAuthority
         parameters.loginHint = EmulatorUser.dave.username
-        let result = try await session.application.acquireToken(with: parameters)
+        let result = try await session.b2cApplication.acquireToken(with: parameters)
         session.note(
             "authority \(session.b2cAuthority.url.absoluteString) (policy \(session.b2cAuthority.policy ?? "?"))")
         session.note("signed in as \(result.account.username ?? "?"), account id \(result.account.identifier ?? "?")")
         try session.check(result.account.username == EmulatorUser.dave.username, "Dave signed in")
         let policy = "b2c_1_signin"
-        let byPolicy = try session.application.allAccounts().first {
+        let byPolicy = try session.b2cApplication.allAccounts().first {
             $0.homeAccountId?.objectId?.lowercased().hasSuffix("-" + policy) == true
         }
         try session.check(byPolicy != nil, "the account is found by its policy (object id ends with -\(policy))")
         let before = session.tokenRequests
-        let silent = try await session.silent(
-            ["https://contosob2c.onmicrosoft.com/api/read"], byPolicy ?? result.account,
-            authority: session.b2cAuthority)
+        let silentParameters = MSALSilentTokenParameters(
+            scopes: ["https://contosob2c.onmicrosoft.com/api/read"], account: byPolicy ?? result.account)
+        silentParameters.authority = session.b2cAuthority
+        let silent = try await session.b2cApplication.acquireTokenSilent(with: silentParameters)
         try session.check(silent.accessToken == result.accessToken, "silent returns the cached B2C token")
         try session.check(session.tokenRequests == before, "without a token request")
     }
