@@ -14,14 +14,11 @@ final class EmulatedApp: @unchecked Sendable {
     let browser: ScriptedBrowser
     private let clock: Locked<Date>
 
-    static let sharedSigningKey: EmulatorSigningKey? = try? EmulatorSigningKey()
-
+    /// An emulator with the suite's shared signing key (see ``EmulatorHarness/makeEmulator(_:)``).
     static func makeEmulator(_ configure: (inout EntraEmulator.Configuration) -> Void = { _ in }) throws
         -> EntraEmulator
     {
-        var configuration = EntraEmulator.Configuration(signingKey: sharedSigningKey)
-        configure(&configuration)
-        return try EntraEmulator(configuration: configuration)
+        try EmulatorHarness.makeEmulator(configure)
     }
 
     init(
