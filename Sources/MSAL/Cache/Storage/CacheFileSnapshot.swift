@@ -8,7 +8,7 @@ import MSALNative
 /// This library replaces the file only by rename, so the descriptor keeps reading the version that
 /// was parsed even after a newer one took its name. Other writers may rewrite the file in place
 /// (MSAL Python's msal-extensions truncates and rewrites it), so every read checks that the bytes
-/// are still the ones parsed (delimiting quotes, length, first and last eight bytes); when they are
+/// are still the ones parsed (delimiting quotes, length, a 64-bit digest of the text); when they are
 /// not, the secret is unavailable and the caller sees a cache miss. ``TokenCache`` re-reads the
 /// file whenever its fingerprint changes, so this only happens in the short race between that
 /// check and the read.
