@@ -32,7 +32,7 @@ final class CacheDocumentTests: XCTestCase {
 
     func testRoundTripKeepsMeaningUnknownFieldsAndSections() throws {
         let original = try JSONValue(parsing: CacheFixtures.pythonDocument)
-        let written = CacheDocumentCodec.encode(TokenStore(try decode(CacheFixtures.pythonDocument)).contents)
+        let written = try CacheDocumentCodec.encode(TokenStore(try decode(CacheFixtures.pythonDocument)).contents)
         let reparsed = try JSONValue(parsing: written)
         XCTAssertEqual(reparsed, original)
     }

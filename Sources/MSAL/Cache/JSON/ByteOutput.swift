@@ -29,6 +29,9 @@ final class ByteOutput {
         buffer.deallocate()
     }
 
+    /// The document offset of the next byte written.
+    var position: Int { flushed + count }
+
     /// Everything written, for an in-memory buffer.
     var bytes: [UInt8] {
         Array(UnsafeBufferPointer(start: buffer, count: count))
@@ -143,6 +146,41 @@ final class ByteOutput {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends `,"secret":"…"` and returns where the secret's JSON text went. A secret held as a
+    /// place in a file is copied as written there, through `copier` (which records a failure
+    /// when that file changed).
+    func secretMember(_ secret: CacheSecret, copier: CacheSecretCopier, first: inout Bool) -> SecretPlacement {
+        if first { first = false } else { append(UInt8(ascii: ",")) }
+        append(StaticString("\"secret\":\""))
+        let offset = position
+        var placement = SecretPlacement(offset: offset, length: 0, escaped: false, check: 0)
+        switch secret.storage {
+        case .text(var text):
+            text.withUTF8 { bytes in
+                if JSONStringEscapes.isPlain(bytes) {
+                    append(bytes)
+                    placement.check = CacheFileRange.check(bytes)
+                } else {
+                    var escaped: [UInt8] = []
+                    escaped.reserveCapacity(bytes.count + 16)
+                    JSONStringEscapes.appendEscaped(bytes, to: &escaped)
+                    escaped.withUnsafeBufferPointer {
+                        append($0)
+                        placement.check = CacheFileRange.check($0)
+                    }
+                    placement.escaped = true
+                }
+            }
+        case .file(let range):
+            copier.withText(range) { append($0) }
+            placement.escaped = range.escaped
+            placement.check = range.check
+        }
+        placement.length = position - offset
+        append(UInt8(ascii: "\""))
+        return placement
+    }
+
     func appendInteger(_ value: Int64) {
         reserve(20)
         var magnitude = value.magnitude
@@ -165,4 +203,12 @@ final class ByteOutput {
         }
         count += written
     }
+}
+
+/// Where a secret's JSON text was written in a document (see ``CacheFileRange``).
+struct SecretPlacement {
+    var offset: Int
+    var length: Int
+    var escaped: Bool
+    var check: UInt64
 }

@@ -40,7 +40,7 @@ extension CacheEntityFields {
         guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
         guard let environment = self[.environment] else { return .failure("environment") }
         guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret = self[.secret] else { return .failure("secret") }
+        guard let secret else { return .failure("secret") }
         guard let target = self[.target] else { return .failure("target") }
         return .success(
             CacheAccessToken(
@@ -54,7 +54,7 @@ extension CacheEntityFields {
         guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
         guard let environment = self[.environment] else { return .failure("environment") }
         guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret = self[.secret] else { return .failure("secret") }
+        guard let secret else { return .failure("secret") }
         return .success(
             CacheRefreshToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
@@ -66,7 +66,7 @@ extension CacheEntityFields {
         guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
         guard let environment = self[.environment] else { return .failure("environment") }
         guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret = self[.secret] else { return .failure("secret") }
+        guard let secret else { return .failure("secret") }
         return .success(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: self[.realm] ?? "",

@@ -16,8 +16,16 @@ struct CacheDocumentReader {
     private(set) var contents = CacheContents()
     private var fields = CacheEntityFields()
     private var interner = StringInterner()
+    /// The file the document is read from, when secrets are to be kept as places in it.
+    let snapshot: CacheFileSnapshot?
     /// Offset of the first byte not yet consumed by a completed step.
     private(set) var committed = 0
+
+    /// A reader; with `snapshot`, the windows given to ``consume(_:origin:isFinal:)`` are that
+    /// file's bytes at their origins, and secrets are kept as places in it.
+    init(snapshot: CacheFileSnapshot? = nil) {
+        self.snapshot = snapshot
+    }
 
     var isDone: Bool {
         if case .done = state { return true }
@@ -107,7 +115,7 @@ struct CacheDocumentReader {
             skip(section, reason: "the entry is not a JSON object")
             return
         }
-        try cursor.readEntity(into: &fields, interner: &interner)
+        try cursor.readEntity(into: &fields, interner: &interner, snapshot: snapshot)
         if let invalid = fields.invalidField {
             skip(section, reason: "the field \(invalid) has a value of the wrong type")
             return

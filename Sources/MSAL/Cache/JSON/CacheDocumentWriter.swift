@@ -3,13 +3,27 @@
 /// original key), string timestamps, each entry's unknown fields after its known ones, then
 /// `AccountMetadata` and the unknown sections unchanged. One entry per line.
 enum CacheDocumentWriter {
-    static func write(_ contents: CacheContents, to output: ByteOutput) {
+    /// Where each token's secret was written, in the order of the contents' arrays.
+    struct Placements {
+        var accessTokens: [SecretPlacement] = []
+        var refreshTokens: [SecretPlacement] = []
+        var idTokens: [SecretPlacement] = []
+    }
+
+    /// Writes the document. Secrets held as places in a file are copied through `copier`; check
+    /// its ``CacheSecretCopier/failed`` before using the output.
+    @discardableResult
+    static func write(_ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier) -> Placements {
+        var placements = Placements()
+        placements.accessTokens.reserveCapacity(contents.accessTokens.count)
+        placements.refreshTokens.reserveCapacity(contents.refreshTokens.count)
+        placements.idTokens.reserveCapacity(contents.idTokens.count)
         var builder = CacheKeyBuilder()
         output.append("{")
         section("AccessToken", contents.accessTokens, output, &builder) { token, output in
             var first = true
             output.member("credential_type", "AccessToken", first: &first)
-            output.member("secret", token.secret, first: &first)
+            placements.accessTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -25,7 +39,7 @@ enum CacheDocumentWriter {
         section("RefreshToken", contents.refreshTokens, output, &builder) { token, output in
             var first = true
             output.member("credential_type", "RefreshToken", first: &first)
-            output.member("secret", token.secret, first: &first)
+            placements.refreshTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -38,7 +52,7 @@ enum CacheDocumentWriter {
         section("IdToken", contents.idTokens, output, &builder) { token, output in
             var first = true
             output.member("credential_type", "IdToken", first: &first)
-            output.member("secret", token.secret, first: &first)
+            placements.idTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("realm", token.realm, first: &first)
@@ -77,6 +91,7 @@ enum CacheDocumentWriter {
             output.appendRaw(rawValue)
         }
         output.append("\n}\n")
+        return placements
     }
 
     private static func section<Entity: CacheEntity>(

@@ -11,6 +11,8 @@ struct CacheEntityFields {
     /// A known field had a value of the wrong type: the entity is skipped.
     var invalidField: String?
     var unknown = UnknownFields.none
+    /// `secret`, kept apart: it may be a place in the file rather than text.
+    var secret: CacheSecret?
 
     subscript(_ field: Field) -> String? { strings[field.rawValue] }
 
@@ -19,6 +21,7 @@ struct CacheEntityFields {
         timestamps = (nil, nil, nil, nil)
         invalidField = nil
         unknown = .none
+        secret = nil
     }
 
     /// The field named by the bytes `start..<end` of the cursor's window.
@@ -66,6 +69,9 @@ struct CacheEntityFields {
         }
     }
 
+    /// Shorter secrets are kept as text: a place in the file would not save memory.
+    static let smallestFileSecret = 32
+
     /// Fields whose values repeat across entities and are shared (interned) while reading.
     static func isShared(_ field: Field) -> Bool {
         switch field {
@@ -98,10 +104,11 @@ struct StringInterner {
 }
 
 extension JSONByteCursor {
-    /// Reads one entity object into `fields` (which it resets first).
-    mutating func readEntity(into fields: inout CacheEntityFields, interner: inout StringInterner)
-        throws(JSONScanError)
-    {
+    /// Reads one entity object into `fields` (which it resets first). With `snapshot` (the file
+    /// the window was read from), a secret is kept as its place in the file instead of as text.
+    mutating func readEntity(
+        into fields: inout CacheEntityFields, interner: inout StringInterner, snapshot: CacheFileSnapshot?
+    ) throws(JSONScanError) {
         fields.reset()
         try expect(UInt8(ascii: "{"), "'{' starting an entry")
         if try peek() == UInt8(ascii: "}") {
@@ -136,7 +143,19 @@ extension JSONByteCursor {
                 default: fields.timestamps.refreshOn = seconds
                 }
             default:
-                if byte == UInt8(ascii: "\"") {
+                if byte == UInt8(ascii: "\""), field == .secret {
+                    let value = try scanString()
+                    let length = value.end - value.start
+                    if let snapshot, length >= CacheEntityFields.smallestFileSecret, length <= Int32.max {
+                        let bytes = UnsafeBufferPointer(start: base + value.start, count: length)
+                        fields.secret = CacheSecret(
+                            CacheFileRange(
+                                file: snapshot, offset: origin + value.start, length: Int32(length),
+                                escaped: value.escaped, check: CacheFileRange.check(bytes)))
+                    } else {
+                        fields.secret = CacheSecret(try makeString(value.start, value.end, escaped: value.escaped))
+                    }
+                } else if byte == UInt8(ascii: "\"") {
                     let value = try scanString()
                     if !value.escaped && CacheEntityFields.isShared(field) {
                         fields.strings[field.rawValue] = interner.string(

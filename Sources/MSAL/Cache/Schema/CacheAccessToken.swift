@@ -8,7 +8,8 @@ struct CacheAccessToken: Sendable, Equatable {
     var realm: String
     /// The granted scopes joined by spaces, in the server's case.
     var target: String
-    var secret: String
+    /// The token (held in memory or read from the cache file on demand).
+    var secretValue: CacheSecret
     /// `token_type`; `nil` when the entry has none (Bearer).
     var tokenType: String?
     /// Epoch seconds (written as strings).
@@ -19,6 +20,45 @@ struct CacheAccessToken: Sendable, Equatable {
     var unknown: UnknownFields = .none
     /// The key the entry was read under when it differs from the one this library would write.
     var originalKey: String?
+
+    /// The token; see ``CacheSecret/text``.
+    var secret: String {
+        get { secretValue.text }
+        set { secretValue = CacheSecret(newValue) }
+    }
+
+    init(
+        homeAccountId: String, environment: String, clientId: String, realm: String, target: String,
+        secret: CacheSecret, tokenType: String? = nil, cachedAt: Int64? = nil, expiresOn: Int64? = nil,
+        extendedExpiresOn: Int64? = nil, refreshOn: Int64? = nil, unknown: UnknownFields = .none,
+        originalKey: String? = nil
+    ) {
+        self.homeAccountId = homeAccountId
+        self.environment = environment
+        self.clientId = clientId
+        self.realm = realm
+        self.target = target
+        self.secretValue = secret
+        self.tokenType = tokenType
+        self.cachedAt = cachedAt
+        self.expiresOn = expiresOn
+        self.extendedExpiresOn = extendedExpiresOn
+        self.refreshOn = refreshOn
+        self.unknown = unknown
+        self.originalKey = originalKey
+    }
+
+    init(
+        homeAccountId: String, environment: String, clientId: String, realm: String, target: String,
+        secret: String, tokenType: String? = nil, cachedAt: Int64? = nil, expiresOn: Int64? = nil,
+        extendedExpiresOn: Int64? = nil, refreshOn: Int64? = nil, unknown: UnknownFields = .none,
+        originalKey: String? = nil
+    ) {
+        self.init(
+            homeAccountId: homeAccountId, environment: environment, clientId: clientId, realm: realm, target: target,
+            secret: CacheSecret(secret), tokenType: tokenType, cachedAt: cachedAt, expiresOn: expiresOn,
+            extendedExpiresOn: extendedExpiresOn, refreshOn: refreshOn, unknown: unknown, originalKey: originalKey)
+    }
 
     /// Whether `other` is the same token slot: same account, environment, realm, client, type
     /// and the same scopes (compared case-insensitively, as a set).

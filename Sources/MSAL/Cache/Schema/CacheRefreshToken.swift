@@ -6,7 +6,8 @@ struct CacheRefreshToken: Sendable, Equatable {
     var homeAccountId: String
     var environment: String
     var clientId: String
-    var secret: String
+    /// The token (held in memory or read from the cache file on demand).
+    var secretValue: CacheSecret
     /// The scopes it was granted with, joined by spaces (optional in the schema).
     var target: String?
     /// `"1"` for the Microsoft family; `nil` when not a family token.
@@ -17,6 +18,40 @@ struct CacheRefreshToken: Sendable, Equatable {
     var realm: String?
     var unknown: UnknownFields = .none
     var originalKey: String?
+
+    /// The token; see ``CacheSecret/text``.
+    var secret: String {
+        get { secretValue.text }
+        set { secretValue = CacheSecret(newValue) }
+    }
+
+    init(
+        homeAccountId: String, environment: String, clientId: String, secret: CacheSecret, target: String? = nil,
+        familyId: String? = nil, lastModificationTime: String? = nil, realm: String? = nil,
+        unknown: UnknownFields = .none, originalKey: String? = nil
+    ) {
+        self.homeAccountId = homeAccountId
+        self.environment = environment
+        self.clientId = clientId
+        self.secretValue = secret
+        self.target = target
+        self.familyId = familyId
+        self.lastModificationTime = lastModificationTime
+        self.realm = realm
+        self.unknown = unknown
+        self.originalKey = originalKey
+    }
+
+    init(
+        homeAccountId: String, environment: String, clientId: String, secret: String, target: String? = nil,
+        familyId: String? = nil, lastModificationTime: String? = nil, realm: String? = nil,
+        unknown: UnknownFields = .none, originalKey: String? = nil
+    ) {
+        self.init(
+            homeAccountId: homeAccountId, environment: environment, clientId: clientId, secret: CacheSecret(secret),
+            target: target, familyId: familyId, lastModificationTime: lastModificationTime, realm: realm,
+            unknown: unknown, originalKey: originalKey)
+    }
 
     /// Whether this token is a family refresh token.
     var isFamilyToken: Bool { !(familyId ?? "").isEmpty }

@@ -27,9 +27,12 @@ enum CacheDocumentCodec {
         return try result.get()
     }
 
-    static func encode(_ contents: CacheContents) -> [UInt8] {
+    /// The document in memory; throws when a secret's file changed underneath.
+    static func encode(_ contents: CacheContents) throws(CacheStorageError) -> [UInt8] {
         let output = ByteOutput(capacity: 1 << 16)
-        CacheDocumentWriter.write(contents, to: output)
+        let copier = CacheSecretCopier()
+        CacheDocumentWriter.write(contents, to: output, copier: copier)
+        if copier.failed { throw .changedUnderneath(path: "(token cache)") }
         return output.bytes
     }
 

@@ -39,14 +39,17 @@ struct CacheFile: Sendable {
             if errno == ENOENT { return (CacheContents(), nil) }
             throw CacheStorageError.io("open the cache file", path: path, errno: errno)
         }
-        defer { close(descriptor) }
+        // A plain file stays open as the snapshot its secrets are read from (owned by the
+        // entities that refer to it); otherwise it is closed here.
+        var snapshot: CacheFileSnapshot?
+        defer { if snapshot == nil { close(descriptor) } }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw CacheStorageError.io("stat the cache file", path: path, errno: errno)
         }
         let fingerprint = FileFingerprint(info)
         do {
-            let contents = try read(descriptor, size: Int(info.st_size))
+            let contents = try read(descriptor, size: Int(info.st_size), snapshot: &snapshot)
             return (contents, fingerprint)
         } catch let corrupt as CacheDocumentCodec.Corrupt {
             quarantine(reason: corrupt)
@@ -54,7 +57,7 @@ struct CacheFile: Sendable {
         }
     }
 
-    private func read(_ descriptor: Int32, size: Int) throws -> CacheContents {
+    private func read(_ descriptor: Int32, size: Int, snapshot: inout CacheFileSnapshot?) throws -> CacheContents {
         // Peek at the start to tell an encrypted file from JSON.
         var head = [UInt8](repeating: 0, count: CacheEncryption.header.count)
         let headCount = try readFully(descriptor, into: &head, offset: 0)
@@ -80,18 +83,22 @@ struct CacheFile: Sendable {
             Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
             return try CacheDocumentCodec.decode(whole)
         }
-        return try readWindowed(descriptor)
+        let file = CacheFileSnapshot(descriptor: descriptor)
+        snapshot = file
+        return try readWindowed(descriptor, snapshot: file)
     }
 
-    /// Reads in 4 MiB windows, so a large file never sits in memory beside its parsed form.
-    private func readWindowed(_ descriptor: Int32) throws -> CacheContents {
-        var capacity = 4 << 20
+    /// Reads in 1 MiB windows (small enough to stay in the processor's cache between the copy and
+    /// the parse), so a large file never sits in memory beside its parsed form; secrets are kept
+    /// as places in `snapshot`.
+    private func readWindowed(_ descriptor: Int32, snapshot: CacheFileSnapshot) throws -> CacheContents {
+        var capacity = 1 << 20
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var filled = 0
         var origin = 0
         var atEnd = false
-        var reader = CacheDocumentReader()
+        var reader = CacheDocumentReader(snapshot: snapshot)
         var sawContent = false
         while true {
             while !atEnd && filled < capacity {
@@ -172,19 +179,25 @@ struct CacheFile: Sendable {
     }
 
     /// Replaces the file atomically: a temporary file in the same folder (mode 0600), written,
-    /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint.
-    func save(_ contents: CacheContents) throws -> FileFingerprint? {
+    /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint and,
+    /// for a plain file, the new file as a snapshot with where each secret went in it, so the
+    /// store can read its secrets from there (``TokenStore/placeSecrets(in:_:)``).
+    func save(_ contents: CacheContents) throws -> (
+        fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
+    ) {
         try prepareFolder()
         let temporary =
             "\(folder)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        // Read-write: after the rename this descriptor is the new file's snapshot.
+        let descriptor = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw CacheStorageError.io("create a temporary file", path: temporary, errno: errno)
         }
-        var closed = false
+        var owned = true
         defer {
-            if !closed { close(descriptor) }
+            if owned { close(descriptor) }
         }
+        var placements: CacheDocumentWriter.Placements?
         do {
             let write: (UnsafeRawBufferPointer) throws -> Void = { chunk in
                 try Self.writeAll(descriptor, chunk, path: temporary)
@@ -194,15 +207,13 @@ struct CacheFile: Sendable {
                 try sealed.withUnsafeBytes(write)
             } else {
                 let output = ByteOutput(chunkSize: 1 << 20, sink: write)
-                CacheDocumentWriter.write(contents, to: output)
+                let copier = CacheSecretCopier()
+                placements = CacheDocumentWriter.write(contents, to: output, copier: copier)
+                if copier.failed { throw CacheStorageError.changedUnderneath(path: path) }
                 try output.finish()
             }
             if durable && fsync(descriptor) != 0 {
                 throw CacheStorageError.io("fsync a temporary file", path: temporary, errno: errno)
-            }
-            closed = true
-            guard close(descriptor) == 0 else {
-                throw CacheStorageError.io("close a temporary file", path: temporary, errno: errno)
             }
             guard rename(temporary, path) == 0 else {
                 throw CacheStorageError.io("replace the cache file", path: path, errno: errno)
@@ -218,7 +229,12 @@ struct CacheFile: Sendable {
                 close(folderDescriptor)
             }
         }
-        return FileFingerprint.of(path: path)
+        // The fingerprint of the version written (even if another program replaced it since).
+        var info = stat()
+        let fingerprint = fstat(descriptor, &info) == 0 ? FileFingerprint(info) : FileFingerprint.of(path: path)
+        guard let placements else { return (fingerprint, nil) }
+        owned = false
+        return (fingerprint, (CacheFileSnapshot(descriptor: descriptor), placements))
     }
 
     private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {

@@ -8,6 +8,8 @@ enum CacheStorageError: Error {
     /// The file is encrypted and no key, or another key, is configured.
     case cannotDecrypt(path: String, keyConfigured: Bool)
     case customStorage(any Error)
+    /// Another program rewrote the file in place while a save copied secrets from it.
+    case changedUnderneath(path: String)
 
     /// The `NSError` in ``MSALErrorDomain`` (internal) that apps receive.
     var error: NSError {
@@ -31,6 +33,11 @@ enum CacheStorageError: Error {
                         + "written with, or point cacheConfig.cacheFileURL at another file."
                     : "The token cache \(path) is encrypted and no cacheConfig.encryptionKey is configured. The file "
                         + "was left untouched. Configure the 32-byte key it was written with.")
+        case .changedUnderneath(let path):
+            return MSALErrors.make(
+                .internal,
+                "The token cache \(path) was rewritten in place by another program while this one saved it; "
+                    + "nothing was written. Retry: the file is read again first.")
         case .customStorage(let underlying):
             return MSALErrors.make(
                 .internal,

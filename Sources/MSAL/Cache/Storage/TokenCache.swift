@@ -89,12 +89,16 @@ final class TokenCache: Sendable {
                         try reload(file, &state)
                     }
                     let result = try body(&state.store)
-                    state.fingerprint = try file.save(state.store.contents)
+                    let saved = try file.save(state.store.contents)
+                    state.fingerprint = saved.fingerprint
+                    if let (snapshot, placements) = saved.placed {
+                        state.store.placeSecrets(in: snapshot, placements)
+                    }
                     return result
                 case .custom(let storage, let key):
                     try reloadCustom(storage, key: key, &state)
                     let result = try body(&state.store)
-                    var bytes = CacheDocumentCodec.encode(state.store.contents)
+                    var bytes = try CacheDocumentCodec.encode(state.store.contents)
                     if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
                     do {
                         try storage.save(Data(bytes))

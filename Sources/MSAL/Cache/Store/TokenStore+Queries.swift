@@ -22,7 +22,7 @@ extension TokenStore {
                 if let wantedType, CacheScopes.normalizedTokenType(token.tokenType) != wantedType { continue }
                 if best == nil || (token.expiresOn ?? 0) > (best?.expiresOn ?? 0) { best = token }
             }
-            if let best { return best }
+            if let best { return best.withSecretInMemory() }
         }
         return nil
     }
@@ -55,7 +55,7 @@ extension TokenStore {
                 guard token.environment == environment, matches(token) else { continue }
                 if best == nil || token.modificationSeconds > best!.modificationSeconds { best = token }
             }
-            if let best { return best }
+            if let best { return best.withSecretInMemory() }
         }
         return nil
     }
@@ -66,7 +66,7 @@ extension TokenStore {
             for ref in bucket.refs where ref.kind == .idToken {
                 let token = contents.idTokens[Int(ref.slot)]
                 if token.environment == environment && token.realm == realm && token.clientId == clientId {
-                    return token
+                    return token.withSecretInMemory()
                 }
             }
         }
@@ -111,5 +111,26 @@ extension TokenStore {
 
     func signInState(clientId: String, homeAccountId: String) -> SignInState {
         accountMetadata(clientId: clientId, homeAccountId: homeAccountId)?.signInState ?? .unknown
+    }
+}
+
+/// The tokens, whose secret may be a place in the cache file (``CacheSecret``).
+protocol CacheSecretHolder {
+    var secretValue: CacheSecret { get set }
+}
+
+extension CacheAccessToken: CacheSecretHolder {}
+extension CacheRefreshToken: CacheSecretHolder {}
+extension CacheIdToken: CacheSecretHolder {}
+
+extension CacheSecretHolder {
+    /// A copy holding its secret in memory, as queries return tokens (so callers read it without
+    /// I/O), or `nil` when the file no longer holds it (a cache miss).
+    func withSecretInMemory() -> Self? {
+        guard case .file = secretValue.storage else { return self }
+        guard let text = secretValue.resolved else { return nil }
+        var copy = self
+        copy.secretValue = CacheSecret(text)
+        return copy
     }
 }

@@ -123,6 +123,27 @@ struct TokenStore: Sendable {
         for record in accountMetadata { upsert(record) }
     }
 
+    /// After a save: reads the secrets from the file just written (`file`, with where each went),
+    /// so the store holds no secret text and no longer keeps the previous file open.
+    mutating func placeSecrets(in file: CacheFileSnapshot, _ placements: CacheDocumentWriter.Placements) {
+        func place<Token: CacheSecretHolder>(_ tokens: inout [Token], _ placed: [SecretPlacement]) {
+            guard placed.count == tokens.count else { return }
+            for index in tokens.indices {
+                let placement = placed[index]
+                guard placement.length >= CacheEntityFields.smallestFileSecret, placement.length <= Int32.max else {
+                    continue
+                }
+                tokens[index].secretValue = CacheSecret(
+                    CacheFileRange(
+                        file: file, offset: placement.offset, length: Int32(placement.length),
+                        escaped: placement.escaped, check: placement.check))
+            }
+        }
+        place(&contents.accessTokens, placements.accessTokens)
+        place(&contents.refreshTokens, placements.refreshTokens)
+        place(&contents.idTokens, placements.idTokens)
+    }
+
     /// Counts of each kind, for tests and logs.
     var counts: (accessTokens: Int, refreshTokens: Int, idTokens: Int, accounts: Int, appMetadata: Int) {
         (

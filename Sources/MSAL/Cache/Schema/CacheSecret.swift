@@ -1,0 +1,88 @@
+/// A token's secret (`secret` of an access, refresh or id token): either text in memory, or the
+/// place of its JSON text in a version of the cache file, read on demand.
+///
+/// Secrets are most of a cache file (about 3.5 KB of every account's 6 KB), and a silent call
+/// reads one or two of them; keeping only their places lets a 10,000-account cache load without
+/// copying 35 MB into memory. A saved file's secrets are copied from the old file to the new
+/// one without being decoded (see ``CacheSecretCopier``).
+struct CacheSecret: Sendable, Equatable {
+    enum Storage: Sendable {
+        case text(String)
+        case file(CacheFileRange)
+    }
+
+    var storage: Storage
+
+    init(_ text: String) {
+        storage = .text(text)
+    }
+
+    init(_ range: CacheFileRange) {
+        storage = .file(range)
+    }
+
+    /// The secret; empty when it is in a file that changed underneath (logged; see
+    /// ``CacheFileSnapshot``). Queries on the silent path use ``resolved`` and treat that as a miss.
+    var text: String {
+        switch storage {
+        case .text(let text): return text
+        case .file(let range): return range.file.text(of: range) ?? ""
+        }
+    }
+
+    /// The secret, or `nil` when its file changed underneath.
+    var resolved: String? {
+        switch storage {
+        case .text(let text): return text
+        case .file(let range): return range.file.text(of: range)
+        }
+    }
+
+    static func == (lhs: CacheSecret, rhs: CacheSecret) -> Bool {
+        if case .file(let a) = lhs.storage, case .file(let b) = rhs.storage, a.file === b.file, a.offset == b.offset,
+            a.length == b.length
+        {
+            return true
+        }
+        return lhs.resolved == rhs.resolved
+    }
+}
+
+/// Where a string's JSON text (between its quotes, escapes as written) lies in a cache file, with
+/// what is needed to check that the file still holds it.
+struct CacheFileRange: Sendable {
+    let file: CacheFileSnapshot
+    /// Byte offset of the first character after the opening quote.
+    let offset: Int
+    let length: Int32
+    /// Whether the text contains escapes (decoded when read).
+    let escaped: Bool
+    /// ``CacheFileRange/check(_:)`` of the text, compared on every read and copy.
+    let check: UInt64
+
+    /// A 64-bit digest of the whole text (two multiply-xor lanes over 8-byte words, so it costs
+    /// about a millisecond per 10 MB): a file rewritten in place by another program is detected
+    /// even when it holds a token of the same length at the same place.
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let count = bytes.count
+        var a: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(count)
+        var b: UInt64 = 0x1319_8A2E_0370_7344
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 16 <= count {
+                a = (a ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                b = (b ^ raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)) &* 0xC2B2_AE3D_27D4_EB4F
+                a ^= a >> 29
+                b ^= b >> 31
+                index += 16
+            }
+            while index < count {
+                a = (a ^ UInt64(base[index])) &* 0x100_0000_01B3
+                index += 1
+            }
+        }
+        let mixed = (a ^ (b &* 0x9E37_79B9_7F4A_7C15))
+        return mixed ^ (mixed >> 32)
+    }
+}

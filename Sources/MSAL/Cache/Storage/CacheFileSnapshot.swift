@@ -1,0 +1,137 @@
+import Dispatch
+import Glibc
+import MSALNative
+
+/// One version of the cache file, kept open after it was parsed so that secrets are read from it
+/// when needed (``CacheSecret``) instead of being held in memory.
+///
+/// This library replaces the file only by rename, so the descriptor keeps reading the version that
+/// was parsed even after a newer one took its name. Other writers may rewrite the file in place
+/// (MSAL Python's msal-extensions truncates and rewrites it), so every read checks that the bytes
+/// are still the ones parsed (delimiting quotes, length, a 64-bit digest of the text); when they are
+/// not, the secret is unavailable and the caller sees a cache miss. ``TokenCache`` re-reads the
+/// file whenever its fingerprint changes, so this only happens in the short race between that
+/// check and the read.
+final class CacheFileSnapshot: Sendable {
+    private let descriptor: Int32
+    /// Recently read secrets by offset: a silent call reads the same token again and again.
+    private let recent = Locked([Int: String]())
+    private static let recentLimit = 64
+
+    /// Takes ownership of `descriptor` (opened for reading).
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        // Closing the last descriptor of a replaced file frees its blocks, which takes tens of
+        // milliseconds for a large file on ext4: done off the caller's path.
+        let descriptor = descriptor
+        DispatchQueue.global(qos: .utility).async { _ = close(descriptor) }
+    }
+
+    /// Reads `count` bytes at `offset` into `buffer`; the number read (short at the end of file).
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) -> Int {
+        var total = 0
+        while total < count {
+            let got = pread(descriptor, buffer + total, count - total, off_t(offset + total))
+            if got < 0 {
+                if errno == EINTR { continue }
+                return total
+            }
+            if got == 0 { break }
+            total += got
+        }
+        return total
+    }
+
+    /// The decoded text of `range`, or `nil` (logged) when the file no longer holds it.
+    func text(of range: CacheFileRange) -> String? {
+        if let text = recent.withLock({ $0[range.offset] }) { return text }
+        let count = Int(range.length) + 2
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 8)
+        defer { buffer.deallocate() }
+        let got = read(into: buffer, count: count, offset: range.offset - 1)
+        let bytes = UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got)
+        guard Self.holds(bytes, range) else {
+            Log.warning("Token cache: the cache file changed underneath this process; a token is treated as absent.")
+            return nil
+        }
+        let content = UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])
+        let text = range.escaped ? JSONStringEscapes.unescape(content) : String(decoding: content, as: UTF8.self)
+        if let text {
+            recent.withLock { recent in
+                if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
+                recent[range.offset] = text
+            }
+        }
+        return text
+    }
+
+    /// Whether `bytes` (read from one byte before the range to one after) are the quoted text
+    /// the range was made from.
+    static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ range: CacheFileRange) -> Bool {
+        let count = Int(range.length) + 2
+        guard bytes.count == count, bytes[0] == UInt8(ascii: "\""), bytes[count - 1] == UInt8(ascii: "\"") else {
+            return false
+        }
+        return CacheFileRange.check(UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])) == range.check
+    }
+}
+
+/// Copies secrets held as file ranges into a document being written, reading the old file
+/// forward through one window (the entities of a section are in file order), so a save does not
+/// make a system call per secret nor map the file.
+final class CacheSecretCopier {
+    private let capacity: Int
+    private let window: UnsafeMutableRawPointer
+    private var file: CacheFileSnapshot?
+    private var start = 0
+    private var count = 0
+    /// Set when a range no longer holds what was parsed: the document must not be used.
+    private(set) var failed = false
+
+    init(windowSize: Int = 1 << 20) {
+        capacity = windowSize
+        window = .allocate(byteCount: windowSize, alignment: 16)
+    }
+
+    deinit {
+        window.deallocate()
+    }
+
+    /// Calls `body` with the checked JSON text of `range` (without quotes), or records a failure.
+    func withText(_ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        let wanted = Int(range.length) + 2
+        let from = range.offset - 1
+        if wanted > capacity {
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 8)
+            defer { buffer.deallocate() }
+            let got = range.file.read(into: buffer, count: wanted, offset: from)
+            deliver(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got), range, body)
+            return
+        }
+        if file !== range.file || from < start || from + wanted > start + count {
+            file = range.file
+            start = from
+            count = range.file.read(into: window, count: capacity, offset: from)
+        }
+        let bytes = UnsafeBufferPointer(
+            start: window.assumingMemoryBound(to: UInt8.self) + (from - start), count: min(wanted, start + count - from)
+        )
+        deliver(bytes, range, body)
+    }
+
+    private func deliver(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        guard CacheFileSnapshot.holds(bytes, range) else {
+            if !failed {
+                Log.warning("Token cache: the cache file changed underneath this process while it was being saved.")
+            }
+            failed = true
+            return
+        }
+        body(UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 1)]))
+    }
+}
