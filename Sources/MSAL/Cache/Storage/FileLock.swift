@@ -29,7 +29,9 @@ final class FileLock {
                 throw CacheStorageError.lockTimeout(path: path, seconds: timeout)
             }
             usleep(pause)
-            pause = min(pause * 2, 20_000)
+            // A short cap keeps a waiter from being starved by processes that take the lock again
+            // and again between its polls (flock has no queue for non-blocking waiters).
+            pause = min(pause * 2, 2_000)
         }
         self.descriptor = descriptor
     }
