@@ -106,7 +106,8 @@ if only == nil || only == "silent_refresh" {
     }
 }
 if only == nil || only == "silent_concurrent" {
-    print(try await ApplicationScenarios.silentConcurrent(callers: accountsOverride ?? 1_000, remote: remote).jsonLine())
+    print(
+        try await ApplicationScenarios.silentConcurrent(callers: accountsOverride ?? 1_000, remote: remote).jsonLine())
 }
 if only == nil || only == "interactive_emulator" {
     print(try await ApplicationScenarios.interactive(runs: min(runs, 200)).jsonLine())
@@ -120,7 +121,9 @@ if only == "cache_load_once", let filePath {
     print(#"{"accounts":\#(count),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#)
 }
 if only == "cache_load" {
-    print(try CacheScenarios.load(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, fixture: filePath).jsonLine())
+    print(
+        try CacheScenarios.load(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, fixture: filePath).jsonLine()
+    )
 }
 if only == "cache_save" {
     for durable in [false, true] {
