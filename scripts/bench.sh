@@ -135,7 +135,12 @@ if [ -n "${BENCH_OUT:-}" ]; then
     cp "$ours" "$theirs" "$machine" "$BENCH_OUT/"
 fi
 
-# --- the table and the targets ----------------------------------------------------------------------
+# --- the machine, the table and the targets --------------------------------------------------------
+echo
+echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), \
+$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
+echo "versions: $(swift --version 2>/dev/null | head -1); $("$bench" --scenario none 2>&1 >/dev/null | head -1 \
+    | cut -d' ' -f1-2); $("$python" --version); msal $("$python" -c 'import msal; print(msal.__version__)')"
 "$python" - "$ours" "$theirs" "$machine" "$rounds" <<'PYTHON'
 """Medians over rounds (each round's figure is itself a median of many calls); the table."""
 import json
@@ -176,7 +181,8 @@ for n in (1, 1000, 10000, 100000):
     mine, python = pick(ours, "silent_cache_hit", accounts=n), pick(theirs, "silent_cache_hit", accounts=n)
     runs = sorted({r["m"]["runs"] for r in python})
     note = f"MSAL Python {'/'.join(map(str, runs))} calls per round" if python and min(runs) < 2000 else ""
-    rows.append((f"silent_cache_hit, {n:,} accounts", median_ns(mine), median_ns(python), None, note))
+    label = f"silent_cache_hit, {n:,} account" + ("" if n == 1 else "s")
+    rows.append((label, median_ns(mine), median_ns(python), None, note))
 
 refresh_ours = pick(ours, "silent_refresh", client="msal")
 refresh_floor = pick(ours, "silent_refresh", client="curl_easy_floor")
