@@ -5,14 +5,18 @@ import MSALTestSupport
 
 /// Scenarios through the public API against an in-process Entra emulator on loopback HTTPS:
 /// `silent_cache_hit`, `silent_refresh` (with the bare-libcurl floor beside it),
-/// `silent_concurrent` and `interactive_emulator`.
+/// `silent_concurrent` and `interactive_emulator`. The first three also run against the emulator of
+/// another process (`remote`, see ``SharedEmulator``).
 enum ApplicationScenarios {
     /// The tenant and client of the cache fixture (`CacheBenchmarkHooks.writePythonShapedFile`).
     static let fixtureTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
     static let fixtureClient = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 
-    static func emulator() throws -> EntraEmulator {
-        var configuration = EntraEmulator.Configuration()
+    /// The benchmark emulator: the defaults, the fixture's tenant and client, refresh tokens reused
+    /// (so the floor can post the same refresh token again and again).
+    static func emulator(port: Int = 0) throws -> EntraEmulator {
+        var configuration = EntraEmulator.Configuration(port: port)
+        configuration.refreshTokenRotation = .reuse
         configuration.tenants.append(
             EmulatorTenant(id: fixtureTenant, domains: ["fixture.onmicrosoft.com"]))
         configuration.clients.append(
@@ -22,12 +26,18 @@ enum ApplicationScenarios {
         return try EntraEmulator(configuration: configuration)
     }
 
+    /// `remote`, or a new emulator in this process.
+    static func benchEmulator(_ remote: RemoteEmulator?) throws -> any BenchEmulator {
+        if let remote { return remote }
+        return LocalEmulator(emulator: try emulator())
+    }
+
     static func application(
-        _ emulator: EntraEmulator, clientId: String, authority: String, cacheFile: URL?
+        _ emulator: any BenchEmulator, clientId: String, authority: String, cacheFile: URL?
     ) throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(
             clientId: clientId, redirectUri: nil, authority: try MSALAuthority.authority(with: URL(string: authority)!))
-        config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
+        config.certificateAuthorityFile = emulator.caFile
         if let cacheFile {
             config.cacheConfig.cacheFileURL = cacheFile
         } else {
@@ -38,15 +48,23 @@ enum ApplicationScenarios {
     }
 
     /// `silent_cache_hit`: `acquireTokenSilent` answered from a cache of `accounts` accounts
-    /// (realistic token sizes), for scopes that are a subset of the cached ones.
-    static func silentCacheHit(accounts: Int, runs: Int) async throws -> Measurement {
-        let emulator = try emulator()
+    /// (realistic token sizes), for scopes that are a subset of the cached ones. With `fixture`, the
+    /// cache is a copy of that file of `accounts` accounts (written by `cache_fixture`; a copy, as the
+    /// application writes its cache file back), else a new one.
+    static func silentCacheHit(
+        accounts: Int, runs: Int, fixture: String? = nil, remote: RemoteEmulator? = nil
+    ) async throws -> Measurement {
+        let emulator = try benchEmulator(remote)
         defer { emulator.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("msal_cache.json")
-        try CacheBenchmarkHooks.writePythonShapedFile(path: file.path, accounts: accounts)
+        if let fixture {
+            try FileManager.default.copyItem(atPath: fixture, toPath: file.path)
+        } else {
+            try CacheBenchmarkHooks.writePythonShapedFile(path: file.path, accounts: accounts)
+        }
         let application = try application(
             emulator, clientId: fixtureClient, authority: "https://login.microsoftonline.com/\(fixtureTenant)",
             cacheFile: file)
@@ -56,6 +74,7 @@ enum ApplicationScenarios {
             throw BenchmarkError("the fixture has no account \(identifier)")
         }
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+        let before = try emulator.tokenRequests(grantType: nil)
         let warm = try await application.acquireTokenSilent(with: parameters)  // discovery, once
         var measurement = Measurement(scenario: "silent_cache_hit", params: ["accounts": accounts])
         for _ in 0..<runs {
@@ -65,22 +84,20 @@ enum ApplicationScenarios {
                     precondition(result.accessToken == warm.accessToken)
                 })
         }
-        measurement.params["token_requests"] = emulator.requestCount(.token)
+        measurement.params["token_requests"] = try emulator.tokenRequests(grantType: nil) - before
         return measurement
     }
 
     /// `silent_refresh`: an expired access token refreshed over loopback HTTPS (`forceRefresh`), and
     /// beside it the same token request through a bare libcurl easy handle (the floor).
-    static func silentRefresh(runs: Int) async throws -> [Measurement] {
-        let emulator = try emulator()
+    static func silentRefresh(runs: Int, remote: RemoteEmulator? = nil) async throws -> [Measurement] {
+        let emulator = try benchEmulator(remote)
         defer { emulator.stop() }
-        emulator.refreshTokenRotation = .reuse
         let authority = "https://login.microsoftonline.com/\(EmulatorTenant.contoso.id)"
         let application = try application(
             emulator, clientId: EmulatorClient.sample.clientId, authority: authority, cacheFile: nil)
         let webview = MSALWebviewParameters()
-        webview.customWebview = ScriptedBrowser(
-            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        webview.customWebview = ScriptedBrowser(caFile: emulator.caFile, connectTo: emulator.connectTo)
         let signedIn = try await application.acquireToken(
             with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
         let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
@@ -96,8 +113,7 @@ enum ApplicationScenarios {
             CurlRequest(
                 url: "\(authority)/oauth2/v2.0/token", method: "POST",
                 headers: [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")],
-                body: Array(body.utf8), caFile: emulator.certificateAuthority.certificateFile,
-                connectTo: emulator.connectTo))
+                body: Array(body.utf8), caFile: emulator.caFile, connectTo: emulator.connectTo))
 
         var silent = Measurement(scenario: "silent_refresh", params: ["client": "msal"])
         var baseline = Measurement(scenario: "silent_refresh", params: ["client": "curl_easy_floor"])
@@ -124,7 +140,7 @@ enum ApplicationScenarios {
         return [silent, baseline]
     }
 
-    private static func floorRefreshToken(_ emulator: EntraEmulator, authority: String) throws -> String {
+    private static func floorRefreshToken(_ emulator: any BenchEmulator, authority: String) throws -> String {
         let user = EmulatorUser.alice
         let body =
             "client_id=\(EmulatorClient.sample.clientId)&grant_type=password&username=\(user.username)"
@@ -133,7 +149,7 @@ enum ApplicationScenarios {
             CurlRequest(
                 url: "\(authority)/oauth2/v2.0/token", method: "POST",
                 headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array(body.utf8),
-                caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+                caFile: emulator.caFile, connectTo: emulator.connectTo)
         ).performReturningResponse()
         guard let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
             let token = object["refresh_token"] as? String
@@ -142,23 +158,22 @@ enum ApplicationScenarios {
     }
 
     /// `silent_concurrent`: `callers` concurrent silent calls for one expired token; reports how many
-    /// token requests reached the emulator (the target is one).
-    static func silentConcurrent(callers: Int) async throws -> Measurement {
-        let emulator = try emulator()
+    /// token requests reached the emulator (the target is one). The sign-in gets an access token of
+    /// 301 s, inside the 300 s expiry buffer 2 s later; the refresh gets a normal one (3599 s).
+    static func silentConcurrent(callers: Int, remote: RemoteEmulator? = nil) async throws -> Measurement {
+        let emulator = try benchEmulator(remote)
         defer { emulator.stop() }
-        var lifetimes = emulator.lifetimes
-        lifetimes.accessToken = 301  // inside the 300 s expiry buffer soon after
-        emulator.lifetimes = lifetimes
+        try emulator.setAccessTokenLifetime(301)
         let authority = "https://login.microsoftonline.com/\(EmulatorTenant.contoso.id)"
         let application = try application(
             emulator, clientId: EmulatorClient.sample.clientId, authority: authority, cacheFile: nil)
         let webview = MSALWebviewParameters()
-        webview.customWebview = ScriptedBrowser(
-            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        webview.customWebview = ScriptedBrowser(caFile: emulator.caFile, connectTo: emulator.connectTo)
         let signedIn = try await application.acquireToken(
             with: MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview))
+        try emulator.setAccessTokenLifetime(3599)
         try await Task.sleep(for: .seconds(2))  // the token is now within the buffer: expired
-        let before = emulator.tokenRequestCount(grantType: .refreshToken)
+        let before = try emulator.tokenRequests(grantType: .refreshToken)
         let account = signedIn.account
         var measurement = Measurement(scenario: "silent_concurrent", params: ["callers": callers])
         let elapsed = try await timeNanosecondsAsync {
@@ -173,20 +188,19 @@ enum ApplicationScenarios {
             }
         }
         measurement.samples = [elapsed]
-        measurement.params["token_requests"] = emulator.tokenRequestCount(grantType: .refreshToken) - before
+        measurement.params["token_requests"] = try emulator.tokenRequests(grantType: .refreshToken) - before
         return measurement
     }
 
     /// `interactive_emulator`: a full scripted sign-in (authorize redirect, code redemption, cache).
     static func interactive(runs: Int) async throws -> Measurement {
-        let emulator = try emulator()
+        let emulator = LocalEmulator(emulator: try emulator())
         defer { emulator.stop() }
         let application = try application(
             emulator, clientId: EmulatorClient.sample.clientId,
             authority: "https://login.microsoftonline.com/common", cacheFile: nil)
         let webview = MSALWebviewParameters()
-        webview.customWebview = ScriptedBrowser(
-            caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo)
+        webview.customWebview = ScriptedBrowser(caFile: emulator.caFile, connectTo: emulator.connectTo)
         let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
         _ = try await application.acquireToken(with: parameters)
         var measurement = Measurement(scenario: "interactive_emulator", params: [:])

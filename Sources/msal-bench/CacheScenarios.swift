@@ -10,11 +10,14 @@ enum CacheScenarios {
         return path
     }
 
-    static func load(runs: Int, accounts: Int) throws -> Measurement {
+    /// Reads and parses the file (a new one of `accounts` accounts, or `fixture`) again and again.
+    static func load(runs: Int, accounts: Int, fixture: String? = nil) throws -> Measurement {
         let folder = folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let path = folder + "/msal_cache.json"
-        let bytes = try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
+        let path = fixture ?? folder + "/msal_cache.json"
+        let bytes =
+            try fixture.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0 }
+            ?? CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
         var measurement = Measurement(scenario: "cache_load", params: ["accounts": accounts, "file_bytes": bytes])
         _ = try CacheBenchmarkHooks.load(path: path)  // warm the page cache
         var cpu: [UInt64] = []
@@ -29,11 +32,17 @@ enum CacheScenarios {
         return measurement
     }
 
-    static func save(runs: Int, accounts: Int, durable: Bool) throws -> Measurement {
+    /// Loads the file (a new one of `accounts` accounts, or a copy of `fixture`), then changes one
+    /// entry and rewrites the whole file again and again.
+    static func save(runs: Int, accounts: Int, durable: Bool, fixture: String? = nil) throws -> Measurement {
         let folder = folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/msal_cache.json"
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
+        if let fixture {
+            try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        } else {
+            try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
+        }
         let saver = try CacheBenchmarkHooks.Saver(path: path, durable: durable)
         var measurement = Measurement(
             scenario: "cache_save", params: ["accounts": accounts, "fsync": durable])

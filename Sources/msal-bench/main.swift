@@ -3,12 +3,16 @@ import MSAL
 import MSALNative
 
 // msal-bench: prints one JSON object per scenario and client on stdout, and a summary on stderr.
-// Usage: msal-bench [--runs N] [--scenario NAME]
+// Usage: msal-bench [--runs N] [--scenario NAME] [--accounts N] [--file F]
+//                   [--emulator-url URL --emulator-ca FILE] [--port N]
 
 var runs = 2000
 var only: String?
 var accountsOverride: Int?
 var filePath: String?
+var emulatorURL: String?
+var emulatorCA: String?
+var port: Int?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -20,11 +24,22 @@ while let argument = arguments.next() {
         filePath = arguments.next()
     case "--accounts":
         accountsOverride = arguments.next().flatMap(Int.init)
+    case "--emulator-url":
+        emulatorURL = arguments.next()
+    case "--emulator-ca":
+        emulatorCA = arguments.next()
+    case "--port":
+        port = arguments.next().flatMap(Int.init)
     case "--help", "-h":
         print(
-            "usage: msal-bench [--runs N] [--accounts N] [--scenario NAME]\n"
+            "usage: msal-bench [--runs N] [--accounts N] [--file F] [--scenario NAME]\n"
+                + "                  [--emulator-url URL --emulator-ca FILE] [--port N]\n"
                 + "scenarios: transport_roundtrip silent_cache_hit silent_refresh silent_concurrent interactive_emulator\n"
-                + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once)"
+                + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once,\n"
+                + "           emulator)\n"
+                + "--file F: silent_cache_hit, cache_load and cache_save use that cache_fixture file (of --accounts)\n"
+                + "--emulator-url, --emulator-ca: silent_cache_hit, silent_refresh and silent_concurrent use the\n"
+                + "           emulator of `msal-bench --scenario emulator [--port N]` (its control_url and ca_file)"
         )
         exit(0)
     default:
@@ -34,6 +49,19 @@ while let argument = arguments.next() {
 }
 
 FileHandle.standardError.write(Data("\(NativeLibraries.curlVersion); \(NativeLibraries.openSSLVersion)\n".utf8))
+
+if only == "emulator" {
+    try SharedEmulator.serve(port: port)
+    exit(0)
+}
+var remote: RemoteEmulator?
+if let emulatorURL {
+    guard let emulatorCA else {
+        FileHandle.standardError.write(Data("--emulator-url needs --emulator-ca\n".utf8))
+        exit(2)
+    }
+    remote = try RemoteEmulator(controlURL: emulatorURL, caFile: emulatorCA)
+}
 
 if only == nil || only == "transport_roundtrip" {
     let results = try await TransportRoundTrip.run(runs: runs)
@@ -53,7 +81,8 @@ if only == nil || only == "transport_roundtrip" {
 if only == nil || only == "silent_cache_hit" {
     var medians: [Int: UInt64] = [:]
     for accounts in accountsOverride.map({ [$0] }) ?? [1, 1_000, 10_000, 100_000] {
-        let measurement = try await ApplicationScenarios.silentCacheHit(accounts: accounts, runs: runs)
+        let measurement = try await ApplicationScenarios.silentCacheHit(
+            accounts: accounts, runs: runs, fixture: filePath, remote: remote)
         print(measurement.jsonLine())
         medians[accounts] = measurement.median
     }
@@ -66,7 +95,7 @@ if only == nil || only == "silent_cache_hit" {
     }
 }
 if only == nil || only == "silent_refresh" {
-    let results = try await ApplicationScenarios.silentRefresh(runs: min(runs, 1_000))
+    let results = try await ApplicationScenarios.silentRefresh(runs: min(runs, 1_000), remote: remote)
     for result in results { print(result.jsonLine()) }
     if results.count == 2, results[1].median > 0 {
         let summary = String(
@@ -77,7 +106,8 @@ if only == nil || only == "silent_refresh" {
     }
 }
 if only == nil || only == "silent_concurrent" {
-    print(try await ApplicationScenarios.silentConcurrent(callers: accountsOverride ?? 1_000).jsonLine())
+    print(
+        try await ApplicationScenarios.silentConcurrent(callers: accountsOverride ?? 1_000, remote: remote).jsonLine())
 }
 if only == nil || only == "interactive_emulator" {
     print(try await ApplicationScenarios.interactive(runs: min(runs, 200)).jsonLine())
@@ -91,13 +121,16 @@ if only == "cache_load_once", let filePath {
     print(#"{"accounts":\#(count),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#)
 }
 if only == "cache_load" {
-    print(try CacheScenarios.load(runs: min(runs, 20), accounts: accountsOverride ?? 10_000).jsonLine())
+    print(
+        try CacheScenarios.load(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, fixture: filePath).jsonLine()
+    )
 }
 if only == "cache_save" {
     for durable in [false, true] {
         print(
-            try CacheScenarios.save(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable)
-                .jsonLine())
+            try CacheScenarios.save(
+                runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable, fixture: filePath
+            ).jsonLine())
     }
 }
 if only == "cache_lookup" {
