@@ -25,7 +25,7 @@ scratch=.build-fuzz
 # one wins: the code would get ASan but no coverage. One combined flag gives both.
 export MSAL_FUZZ=1
 build=(swift build -c release --scratch-path "$scratch" --disable-dead-strip
-    --sanitize=fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
+    --sanitize=fuzzer -Xswiftc "-sanitize=fuzzer,address" -Xswiftc -enable-testing -Xswiftc -warnings-as-errors)
 
 start=$(date +%s)
 for target in "${targets[@]}"; do
@@ -60,15 +60,15 @@ for target in "${targets[@]}"; do
     status=0
     "$scratch/release/Fuzz$target" "${options[@]}" "$corpus" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
     coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
+    units=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | sed 's/corp: //' || true)
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-    units=$(find "$corpus" -type f | wc -l)
     if [[ $status -ne 0 ]]; then
         failed+=("$target")
         echo "-- Fuzz$target FAILED (exit $status); log $log:"
         grep -E "ERROR|Fatal error|fatal error|Test unit written|SUMMARY|deadly signal|timeout" "$log" | head -20
         summary+=("$(printf '%-14s %-8s %12s %9s  %-22s %6s' "$target" CRASH "${executions:--}" "${rate:--}" \
-            "${coverage:--}" "$units")")
+            "${coverage:--}" "${units:--}")")
     else
         summary+=("$(printf '%-14s %-8s %12s %9s  %-22s %6s' "$target" ok "$executions" "$rate" "$coverage" "$units")")
     fi
