@@ -91,3 +91,19 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (Fuzz/, built and run by scripts/fuzz.sh), declared only when MSAL_FUZZ=1:
+// they have no `main` (libFuzzer's comes with `--sanitize=fuzzer`), so a plain `swift build`
+// could not link them.
+if Context.environment["MSAL_FUZZ"] == "1" {
+    for name in ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON"] {
+        package.targets.append(
+            .executableTarget(
+                name: "Fuzz\(name)",
+                dependencies: ["MSAL"],
+                path: "Fuzz/Targets/\(name)",
+                swiftSettings: strictSettings
+            )
+        )
+    }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs the whole test suite under ThreadSanitizer and under AddressSanitizer, each in its own
+# scratch path (.build-tsan, .build-asan) so the normal build is untouched. Exits non-zero when a
+# stage fails: a failing test, or any sanitizer report (TSan and ASan make the test process exit
+# non-zero). Prints each stage's build and test time.
+#
+#   scripts/sanitizers.sh [thread] [address]     default: both
+#
+# - thread: scripts/tsan-suppressions.txt is applied (each entry says why it is there).
+# - address: leak detection is off: LeakSanitizer reports allocations that XCTest and Foundation
+#   keep for the life of the process (docs: Docs/Reliability.md). UBSan is not supported for
+#   Swift on Linux.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+stages=("$@")
+[[ ${#stages[@]} -gt 0 ]] || stages=(thread address)
+
+export TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-suppressions.txt ${TSAN_OPTIONS:-}"
+export ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}"
+# Backtraces of a trap come from the sanitizer's own report.
+export SWIFT_BACKTRACE=enable=no
+
+failed=()
+report=()
+for sanitizer in "${stages[@]}"; do
+    case $sanitizer in
+    thread) scratch=.build-tsan ;;
+    address) scratch=.build-asan ;;
+    *) echo "sanitizers.sh: unknown sanitizer $sanitizer (thread or address)" >&2; exit 2 ;;
+    esac
+    log=$scratch/sanitizer-test.log
+    echo "== build tests with --sanitize=$sanitizer"
+    t0=$(date +%s)
+    swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+    t1=$(date +%s)
+    echo "== swift test --sanitize=$sanitizer (log: $log)"
+    status=0
+    swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" 2>&1 | tee "$log" || status=$?
+    t2=$(date +%s)
+    reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log" || true)
+    executed=$(grep -E '^\s*Executed [0-9]+ tests?, with' "$log" | tail -1 | sed -E 's/^\s*//' || true)
+    [[ $status -eq 0 ]] || failed+=("$sanitizer")
+    report+=("$(printf '%-8s %-4s build %4d s, tests %4d s; %s reports; %s' "$sanitizer" \
+        "$([[ $status -eq 0 ]] && echo ok || echo FAIL)" $((t1 - t0)) $((t2 - t1)) "$reports" "$executed")")
+done
+
+echo
+printf '%s\n' "${report[@]}"
+if [[ ${#failed[@]} -gt 0 ]]; then
+    echo "sanitizers.sh: failed under ${failed[*]}" >&2
+    exit 1
+fi
