@@ -113,45 +113,9 @@ class Emulator:
         self._call("POST", f"/access-token-lifetime?seconds={seconds}")
 
 
-def connect_to_session(entries, ca_file):
-    """A requests session that sends HOST:443 to 127.0.0.1:PORT (curl's CONNECT_TO), keeping the
-    host name for the Host header, SNI and certificate verification; it counts the requests to
-    token endpoints (session.token_requests, their grant types)."""
-    import requests
-    from requests.adapters import HTTPAdapter
-
-    routes = {}
-    for entry in entries:
-        host, port, target_host, target_port = entry.split(":")
-        routes[(host.lower(), int(port))] = (target_host, int(target_port))
-
-    class ConnectToAdapter(HTTPAdapter):
-        def build_connection_pool_key_attributes(self, request, verify, cert=None):
-            host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-            route = routes.get((host_params["host"].lower(), host_params["port"] or 443))
-            if route:
-                pool_kwargs["server_hostname"] = host_params["host"]
-                pool_kwargs["assert_hostname"] = host_params["host"]
-                host_params["host"], host_params["port"] = route
-            return host_params, pool_kwargs
-
-    session = requests.Session()
-    session.verify = ca_file
-    session.mount("https://", ConnectToAdapter())
-    session.token_requests = []
-    lock = threading.Lock()
-
-    def count(response, *args, **kwargs):
-        url = response.request.url.split("?")[0]
-        if "/oauth2/" in url and url.endswith("/token"):
-            body = response.request.body or ""
-            body = body.decode() if isinstance(body, bytes) else body
-            grant = urllib.parse.parse_qs(body).get("grant_type", [""])[0]
-            with lock:
-                session.token_requests.append(grant)
-
-    session.hooks["response"].append(count)
-    return session
+# The routing session (curl's CONNECT_TO for requests) is the interop check's.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Interop"))
+from msal_interop import connect_to_session  # noqa: E402
 
 
 def sign_in(app, session):

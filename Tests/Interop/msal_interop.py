@@ -24,7 +24,9 @@ import base64
 import json
 import os
 import sys
+import threading
 import time
+import urllib.parse
 import uuid
 
 ENVIRONMENT = "login.microsoftonline.com"
@@ -246,13 +248,16 @@ def connect_to_session(entries, ca_file):
     session.verify = ca_file
     session.mount("https://", ConnectToAdapter())
     session.token_requests = []
+    lock = threading.Lock()  # the benchmark sends from many threads at once
 
     def count(response, *args, **kwargs):
-        if "/oauth2/" in response.request.url and response.request.url.split("?")[0].endswith("/token"):
+        url = response.request.url.split("?")[0]
+        if "/oauth2/" in url and url.endswith("/token"):
             body = response.request.body or ""
             body = body.decode() if isinstance(body, bytes) else body
-            grant = next((p.split("=", 1)[1] for p in body.split("&") if p.startswith("grant_type=")), "")
-            session.token_requests.append(grant)
+            grant = urllib.parse.parse_qs(body).get("grant_type", [""])[0]
+            with lock:
+                session.token_requests.append(grant)
 
     session.hooks["response"].append(count)
     return session
