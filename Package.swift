@@ -81,7 +81,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALNative"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

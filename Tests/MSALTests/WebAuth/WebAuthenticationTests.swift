@@ -1,5 +1,6 @@
 import Foundation
 import MSALNative
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -168,48 +169,5 @@ struct EchoStateWebview: MSALWebviewProvider {
             URLComponents(url: startURL, resolvingAgainstBaseURL: false)?
             .queryItems?.first { $0.name == "state" }?.value ?? ""
         return URL(string: "\(redirectURIPrefix)?code=the-code&state=\(state)")!
-    }
-}
-
-/// Records the web-auth notifications posted while it lives.
-final class NotificationRecorder: @unchecked Sendable {
-    // @unchecked: `records` is only touched while holding `lock`; observers are set once in init.
-    private let lock = NSLock()
-    private var records: [(name: String, userInfo: [AnyHashable: Any])] = []
-    private var observers: [NSObjectProtocol] = []
-
-    init() {
-        for name in [
-            MSALWebAuthDidStartLoadNotification, MSALWebAuthDidFinishLoadNotification, MSALWebAuthDidFailNotification,
-            MSALWebAuthDidCompleteNotification,
-        ] {
-            observers.append(
-                NotificationCenter.default.addObserver(forName: Notification.Name(name), object: nil, queue: nil) {
-                    [weak self] note in
-                    guard let self else { return }
-                    lock.lock()
-                    records.append((note.name.rawValue, note.userInfo ?? [:]))
-                    lock.unlock()
-                })
-        }
-    }
-
-    func stop() {
-        for observer in observers {
-            NotificationCenter.default.removeObserver(observer)
-        }
-        observers = []
-    }
-
-    var names: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return records.map(\.name)
-    }
-
-    var userInfos: [[AnyHashable: Any]] {
-        lock.lock()
-        defer { lock.unlock() }
-        return records.map(\.userInfo)
     }
 }
