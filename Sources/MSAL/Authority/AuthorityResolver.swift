@@ -37,6 +37,38 @@ final class ResolvedAuthority: Sendable {
             .flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil }
         publicAuthority = MSALAuthority.wrap(authority)
     }
+
+    /// The issuer an id token from this authority must name (OpenID Connect Core §3.1.3.7 step 2):
+    /// the configuration's `issuer`. For AAD, where one configuration serves every alias of a cloud
+    /// and `common`, `organizations` and `consumers` sign in users of any tenant, the token's host
+    /// may be another alias of the cloud and, for those three, its tenant segment is the token's
+    /// `tid`.
+    ///
+    /// - Parameters:
+    ///   - tokenIssuer: the id token's `iss`.
+    ///   - tenantId: the id token's `tid`.
+    /// - Returns: the expected issuer, to compare with `tokenIssuer`.
+    func expectedIssuer(tokenIssuer: String?, tenantId: String?) -> String {
+        let configured = configuration.issuer
+        guard case .aad(let tenantType) = authority.kind,
+            var expected = URLComponents(string: configured), let host = expected.host,
+            let tokenIssuer, let actual = URLComponents(string: tokenIssuer), let actualHost = actual.host
+        else { return configured }
+        let knownHosts = Set(aliases.map { $0.lowercased() })
+        if actualHost.lowercased() != host.lowercased(), knownHosts.contains(host.lowercased()),
+            knownHosts.contains(actualHost.lowercased())
+        {
+            expected.host = actualHost
+        }
+        if tenantType.isTenantless, let tenantId, !tenantId.isEmpty {
+            var segments = expected.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
+            if segments.count > 1, AADTenantType(realm: String(segments[1])).isTenantless {
+                segments[1] = Substring(tenantId)
+                expected.percentEncodedPath = segments.joined(separator: "/")
+            }
+        }
+        return expected.string ?? configured
+    }
 }
 
 /// Resolves authorities: instance discovery for AAD (trusted hosts, aliases, `preferred_network`

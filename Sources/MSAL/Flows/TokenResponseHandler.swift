@@ -33,7 +33,9 @@ struct TokenResponseHandler {
         let claims = try response.idToken.map { try IDTokenClaims(raw: $0, correlationId: correlationId) }
         if request.validateIdToken, let claims {
             try claims.validate(
-                clientId: context.clientId, issuer: nil, nonce: request.nonce, now: context.now(),
+                clientId: context.clientId,
+                issuer: request.resolved.expectedIssuer(tokenIssuer: claims.issuer, tenantId: claims.tenantId),
+                nonce: request.nonce, now: context.now(),
                 correlationId: correlationId)
         }
 

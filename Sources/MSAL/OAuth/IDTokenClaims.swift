@@ -61,11 +61,15 @@ struct IDTokenClaims: Sendable {
     /// `exp`.
     var expiresOn: Date? { claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } }
 
+    private static func trimmingSlash(_ url: String) -> String {
+        url.hasSuffix("/") ? String(url.dropLast()) : url
+    }
+
     /// Checks the claims an interactive sign-in must verify (OpenID Connect Core §3.1.3.7).
     ///
     /// - Parameters:
-    ///   - issuer: the expected issuer, or `nil` to skip the check (multi-tenant authorities, where
-    ///     the issuer names the user's tenant).
+    ///   - issuer: the expected issuer (compared case-insensitively, a trailing `/` ignored), or
+    ///     `nil` to skip the check.
     ///   - nonce: the nonce sent on /authorize; compared in constant time.
     ///   - skew: tolerated clock difference for `exp`.
     /// - Throws: -50000 with internal -42600 naming the claim that failed.
@@ -79,8 +83,11 @@ struct IDTokenClaims: Sendable {
                 ErrorDetails(correlationId: correlationId))
         }
         guard audiences.contains(clientId) else { throw fail("its audience is not this client id") }
-        if let issuer, let actual = self.issuer, actual.caseInsensitiveCompare(issuer) != .orderedSame {
-            throw fail("its issuer is not the authority's issuer")
+        if let issuer {
+            guard let actual = self.issuer else { throw fail("it names no issuer") }
+            if Self.trimmingSlash(actual).caseInsensitiveCompare(Self.trimmingSlash(issuer)) != .orderedSame {
+                throw fail("its issuer is not the authority's issuer")
+            }
         }
         if let nonce {
             guard let actual = self.nonce, ConstantTime.equals(actual, nonce) else {

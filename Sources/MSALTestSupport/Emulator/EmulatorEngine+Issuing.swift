@@ -11,6 +11,8 @@ struct TokenIssue {
     var clientInfo: Bool
     /// The refresh token to hand back again instead of a new one (rotation `.reuse`).
     var reusedRefreshToken: String?
+    /// An injected change to the id token (``EmulatorFault/alterIDToken(_:)``).
+    var idTokenAlteration: EmulatorFault.IDTokenAlteration?
 }
 
 extension EmulatorEngine {
@@ -83,6 +85,16 @@ extension EmulatorEngine {
                 idClaims["emails"] = [user.username]
             }
             if let nonce = issue.nonce { idClaims["nonce"] = nonce }
+            switch issue.idTokenAlteration {
+            case .nonce(let nonce)?: idClaims["nonce"] = nonce
+            case .audience(let audience)?: idClaims["aud"] = audience
+            case .issuer(let issuer)?: idClaims["iss"] = issuer
+            case .expired(let secondsAgo)?:
+                idClaims["exp"] = iat - secondsAgo
+                idClaims["iat"] = iat - secondsAgo - 3600
+                idClaims["nbf"] = iat - secondsAgo - 3600
+            case nil: break
+            }
             body["id_token"] = sign(idClaims)
         }
         if issue.clientInfo && !isADFS {

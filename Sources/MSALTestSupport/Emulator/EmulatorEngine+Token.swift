@@ -53,6 +53,7 @@ extension EmulatorEngine {
             return context.errorResponse(error)
         case .success(var issue):
             issue.declinedScopes += directive.declinedScopes
+            issue.idTokenAlteration = directive.idTokenAlteration
             issue.clientInfo = parameters["client_info"] == "1"
             return issueTokens(context, issue)
         }

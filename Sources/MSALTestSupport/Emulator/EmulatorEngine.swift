@@ -54,6 +54,8 @@ final class EmulatorEngine: Sendable {
             directive.error = error
         case .declineScopes(let scopes)?:
             directive.declinedScopes = scopes
+        case .alterIDToken(let alteration)?:
+            directive.idTokenAlteration = alteration
         case .delay, .truncatedResponse, nil:
             break
         }
@@ -126,4 +128,6 @@ struct FaultDirective {
     var error: EntraErrorResponse?
     /// Scopes to leave out of what is granted.
     var declinedScopes: [String] = []
+    /// A change that makes the id token one the client must reject.
+    var idTokenAlteration: EmulatorFault.IDTokenAlteration?
 }

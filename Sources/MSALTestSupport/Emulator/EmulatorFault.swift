@@ -43,6 +43,21 @@ public enum EmulatorFault: Sendable, Hashable {
     /// at the authorize endpoint the code carries the decline (remembered for the user and app),
     /// at the token endpoint the response's `scope` omits them.
     case declineScopes([String])
+    /// Answers normally at the token endpoint, but with an id token (still correctly signed) that
+    /// a client must reject: the wrong nonce, audience or issuer, or expired.
+    case alterIDToken(IDTokenAlteration)
+
+    /// What ``alterIDToken(_:)`` changes in the id token.
+    public enum IDTokenAlteration: Sendable, Hashable {
+        /// `nonce` set to this value (present even when the request had none).
+        case nonce(String)
+        /// `aud` set to this value.
+        case audience(String)
+        /// `iss` set to this value.
+        case issuer(String)
+        /// `exp` this many seconds before the emulator's now (`iat` and `nbf` an hour earlier).
+        case expired(secondsAgo: Int)
+    }
 
     /// `invalid_grant` with a suberror (`bad_token`, `basic_action`, `additional_action`,
     /// `message_only`, `client_mismatch`, `consent_required`, `user_password_expired`, ...).
