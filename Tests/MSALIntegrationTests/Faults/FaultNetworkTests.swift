@@ -65,7 +65,9 @@ final class FaultNetworkTests: FaultSuiteCase {
         try LoopbackHTTPSServer(certificate: certificate) { _ in .respond(.text("should never be reached")) }
     }
 
-    private func assertRefused(by server: LoopbackHTTPSServer, code: Int, file: StaticString = #filePath, line: UInt = #line)
+    private func assertRefused(
+        by server: LoopbackHTTPSServer, code: Int, file: StaticString = #filePath, line: UInt = #line
+    )
         async throws
     {
         defer { server.stop() }

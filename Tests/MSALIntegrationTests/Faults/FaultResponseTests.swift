@@ -72,7 +72,8 @@ final class FaultResponseTests: FaultSuiteCase {
                         let description = error.userInfo[MSALErrorDescriptionKey] as? String ?? ""
                         XCTAssertFalse(description.isEmpty, "\(label): a description")
                     }
-                    XCTAssertNotNil(error.userInfo[MSALCorrelationIDKey] ?? error.userInfo["MSALCorrelationIDKey"], label)
+                    XCTAssertNotNil(
+                        error.userInfo[MSALCorrelationIDKey] ?? error.userInfo["MSALCorrelationIDKey"], label)
                 }
                 XCTAssertEqual(emulator.requestCount(endpoint) - sent, broken.attempts, "\(label): requests")
                 XCTAssertEqual(emulator.pendingFaultCount, 0, label)
@@ -155,19 +156,19 @@ final class FaultResponseTests: FaultSuiteCase {
         // back to the listener).
         let script = folder.appendingPathComponent("browser.sh")
         try """
-            #!/bin/bash
-            url="$1"
-            encoded=$(printf '%s' "$url" | sed -n 's/.*[?&]redirect_uri=\\([^&]*\\).*/\\1/p')
-            redirect=$(printf '%b' "${encoded//%/\\\\x}")
-            printf '%s' "$redirect" > '\(redirectFile)'
-            forged=$(\(CurlCommand.path) -s -o /dev/null -w '%{http_code}' "$redirect?code=forged-code-000000&state=Zm9yZ2Vk")
-            elsewhere=$(\(CurlCommand.path) -s -o /dev/null -w '%{http_code}' "${redirect%/}/elsewhere?code=forged-code-000000")
-            echo "$forged $elsewhere" > '\(statusFile)'
-            for i in $(seq 100); do [ -e '\(goFile)' ] && break; sleep 0.05; done
-            exec \(CurlCommand.path) -sS -L --max-time 10 --cacert '\(emulator.certificateAuthority.certificateFile)' \
-                \(connectTo) -o /dev/null "$url"
+        #!/bin/bash
+        url="$1"
+        encoded=$(printf '%s' "$url" | sed -n 's/.*[?&]redirect_uri=\\([^&]*\\).*/\\1/p')
+        redirect=$(printf '%b' "${encoded//%/\\\\x}")
+        printf '%s' "$redirect" > '\(redirectFile)'
+        forged=$(\(CurlCommand.path) -s -o /dev/null -w '%{http_code}' "$redirect?code=forged-code-000000&state=Zm9yZ2Vk")
+        elsewhere=$(\(CurlCommand.path) -s -o /dev/null -w '%{http_code}' "${redirect%/}/elsewhere?code=forged-code-000000")
+        echo "$forged $elsewhere" > '\(statusFile)'
+        for i in $(seq 100); do [ -e '\(goFile)' ] && break; sleep 0.05; done
+        exec \(CurlCommand.path) -sS -L --max-time 10 --cacert '\(emulator.certificateAuthority.certificateFile)' \
+            \(connectTo) -o /dev/null "$url"
 
-            """.write(to: script, atomically: true, encoding: .utf8)
+        """.write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
         let saved = ProcessInfo.processInfo.environment["BROWSER"]
         setenv("BROWSER", script.path, 1)
@@ -176,7 +177,8 @@ final class FaultResponseTests: FaultSuiteCase {
         }
 
         let application = app.application
-        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: MSALWebviewParameters())
+        let parameters = MSALInteractiveTokenParameters(
+            scopes: ["User.Read"], webviewParameters: MSALWebviewParameters())
         parameters.loginHint = EmulatorUser.alice.username
         let signIn = Task { try await application.acquireToken(with: parameters) }
         var redirect: String?
@@ -189,11 +191,13 @@ final class FaultResponseTests: FaultSuiteCase {
         var otherPort = listener
         otherPort.port = port == 65535 ? port - 1 : port + 1
         otherPort.query = "code=forged-code-000000&state=Zm9yZ2Vk"
-        XCTAssertFalse(MSALPublicClientApplication.handleMSALResponse(try XCTUnwrap(otherPort.url), sourceApplication: nil))
+        XCTAssertFalse(
+            MSALPublicClientApplication.handleMSALResponse(try XCTUnwrap(otherPort.url), sourceApplication: nil))
         var otherPath = listener
         otherPath.path = "/elsewhere"
         otherPath.query = "code=forged-code-000000"
-        XCTAssertFalse(MSALPublicClientApplication.handleMSALResponse(try XCTUnwrap(otherPath.url), sourceApplication: nil))
+        XCTAssertFalse(
+            MSALPublicClientApplication.handleMSALResponse(try XCTUnwrap(otherPath.url), sourceApplication: nil))
         _ = FileManager.default.createFile(atPath: goFile, contents: Data())
 
         let result = try await signIn.value

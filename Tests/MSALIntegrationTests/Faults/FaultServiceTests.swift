@@ -47,7 +47,8 @@ final class FaultServiceTests: FaultSuiteCase {
         // HTTP dates have whole seconds: 90 s from the emulator's (and the app's) now, rounded up.
         let until = Date(timeIntervalSince1970: (emulator.now.timeIntervalSince1970 + 90).rounded(.up))
         // A 503 is retried once (reference §6), so the fault answers both attempts.
-        emulator.inject(.throttled(status: 503, retryAfter: .date(until)), at: .token, count: 2, grantType: .refreshToken)
+        emulator.inject(
+            .throttled(status: 503, retryAfter: .date(until)), at: .token, count: 2, grantType: .refreshToken)
         let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }

@@ -181,6 +181,33 @@ final class CacheStorageTests: XCTestCase {
         flock(holder, LOCK_UN)
         try cache.modify { $0.save(CacheFixtures.response()) }
     }
+
+    func testTemporaryFilesOfDeadWritersAreRemovedAndLiveOnesKept() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        let exited = Process()
+        exited.executableURL = URL(fileURLWithPath: "/bin/true")
+        try exited.run()
+        exited.waitUntilExit()
+        let sleeping = Process()
+        sleeping.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeping.arguments = ["30"]
+        try sleeping.run()
+        defer {
+            sleeping.terminate()
+            sleeping.waitUntilExit()
+        }
+        let dead = folder.appendingPathComponent(".cache.json.tmp-\(exited.processIdentifier)-1").path
+        let live = folder.appendingPathComponent(".cache.json.tmp-\(sleeping.processIdentifier)-2").path
+        let unrelated = folder.appendingPathComponent(".other.json.tmp-\(exited.processIdentifier)-3").path
+        for file in [dead, live, unrelated] {
+            XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("{".utf8)))
+        }
+
+        try fileCache(path).modify { $0.save(CacheFixtures.response()) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dead), "a dead writer's file is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live), "a live writer's file is kept")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated), "another cache's file is kept")
+    }
 }
 
 final class CacheFirstRunTests: XCTestCase {

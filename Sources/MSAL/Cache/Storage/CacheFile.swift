@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MSALNative
 
 /// The cache file on disk: windowed reading, atomic replacement, quarantine of corrupt files.
 /// Callers hold the ``FileLock`` around every read-modify-write.
@@ -222,6 +223,7 @@ struct CacheFile: Sendable {
             unlink(temporary)
             throw error
         }
+        removeTemporariesOfDeadWriters()
         if durable {
             let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             if folderDescriptor >= 0 {
@@ -235,6 +237,24 @@ struct CacheFile: Sendable {
         guard let placements else { return (fingerprint, nil) }
         owned = false
         return (fingerprint, (CacheFileSnapshot(descriptor: descriptor), placements))
+    }
+
+    /// Paths whose folder was already swept by this process.
+    private static let swept = Locked<Set<String>>([])
+
+    /// Removes the temporary files a writer left when it died between creating one and renaming it
+    /// (`kill -9`, a crash, power loss), once per process and cache file: a temporary file whose
+    /// writer process no longer exists. Files of live processes are left alone.
+    private func removeTemporariesOfDeadWriters() {
+        let isFirst = Self.swept.withLock { $0.insert(path).inserted }
+        guard isFirst, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let prefix = ".\((path as NSString).lastPathComponent).tmp-"
+        for name in names where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            unlink("\(folder)/\(name)")
+        }
     }
 
     private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {
