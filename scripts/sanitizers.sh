@@ -7,6 +7,8 @@
 #   scripts/sanitizers.sh [thread] [address]     default: both
 #
 # - thread: scripts/tsan-suppressions.txt is applied (each entry says why it is there).
+# - Both: the eight-process cache tests run shorter (MSAL_CACHE_SAVES_PER_PROCESS=40 instead of
+#   200 saves per process, MSAL_SOAK_SECONDS=20 instead of 60); set them to override.
 # - address: leak detection is off: LeakSanitizer reports allocations that XCTest and Foundation
 #   keep for the life of the process (docs: Docs/Reliability.md). UBSan is not supported for
 #   Swift on Linux.
@@ -20,6 +22,10 @@ export TSAN_OPTIONS="suppressions=$PWD/scripts/tsan-suppressions.txt ${TSAN_OPTI
 export ASAN_OPTIONS="detect_leaks=0 ${ASAN_OPTIONS:-}"
 # Backtraces of a trap come from the sanitizer's own report.
 export SWIFT_BACKTRACE=enable=no
+# Every save and every process start is several times slower under a sanitizer: the multi-process
+# cache tests do less (the same code paths, fewer rounds) unless the caller says otherwise.
+export MSAL_CACHE_SAVES_PER_PROCESS=${MSAL_CACHE_SAVES_PER_PROCESS:-40}
+export MSAL_SOAK_SECONDS=${MSAL_SOAK_SECONDS:-20}
 
 failed=()
 report=()
