@@ -82,23 +82,3 @@ struct ResultBuilder {
             authority: resolved.publicAuthority, correlationId: correlationId)
     }
 }
-
-/// ASCII-only text helpers that allocate nothing (identifiers, hosts, tenant ids).
-enum ASCII {
-    /// Whether `a` and `b` are equal when ASCII letters are compared without case.
-    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                if x == y { continue }
-                let lowerX = (x >= 65 && x <= 90) ? x | 0x20 : x
-                let lowerY = (y >= 65 && y <= 90) ? y | 0x20 : y
-                if lowerX != lowerY { return false }
-            default: return false
-            }
-        }
-    }
-}

@@ -15,7 +15,11 @@ struct ClientInfo: Sendable, Hashable {
     ///
     /// - Throws: -50000 with internal -42600 when it is not base64url JSON with `uid` and `utid`.
     init(raw: String, correlationId: UUID? = nil) throws {
-        guard let bytes = Base64URL.decode(raw.trimmingCharacters(in: CharacterSet(charactersIn: "="))),
+        // Padding is dropped whatever its length (Entra sends none; others may send too much).
+        var unpadded = raw.utf8[...]
+        while unpadded.last == UInt8(ascii: "=") { unpadded = unpadded.dropLast() }
+        while unpadded.first == UInt8(ascii: "=") { unpadded = unpadded.dropFirst() }
+        guard let bytes = Base64URL.decode(unpadded),
             let object = (try? JSONValue(parsing: bytes))?.objectValue,
             let uid = object["uid"]?.stringValue, let utid = object["utid"]?.stringValue,
             !uid.isEmpty, !utid.isEmpty
@@ -36,7 +40,7 @@ struct ClientInfo: Sendable, Hashable {
     }
 
     static func homeAccountId(uid: String, utid: String) -> String {
-        let trim = { (text: String) in text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        let trim = { (text: String) in ASCII.trimmed(text).lowercased() }
         return trim(uid) + "." + trim(utid)
     }
 }

@@ -28,7 +28,7 @@ struct DeclinedScopes: Sendable, Hashable {
         if requested.contains(where: ScopeRules.isDefaultScope) { return nil }
         let oidc = Set(ScopeRules.oidcScopes)
         let serverScopes = OrderedScopes(
-            grantedScope.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            grantedScope.split(separator: " ").map { ASCII.trimmed($0) }
                 .filter { !$0.isEmpty })
         var grantedLowercased = Set(serverScopes.map { $0.lowercased() })
         grantedLowercased.insert("email")

@@ -16,7 +16,7 @@ struct NormalizedScopes: Sendable, Hashable {
         var values = Set<String>()
         for entry in scopes {
             for piece in entry.split(separator: " ") {
-                let trimmed = piece.trimmingCharacters(in: .whitespacesAndNewlines)
+                let trimmed = ASCII.trimmed(piece)
                 if !trimmed.isEmpty {
                     values.insert(trimmed.lowercased())
                 }

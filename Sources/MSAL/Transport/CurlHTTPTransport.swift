@@ -118,7 +118,7 @@ final class CurlHTTPTransport: HTTPTransport {
         var headers = LibraryInfo.clientHeaders
         headers.append(("client-request-id", request.correlationId.uuidString))
         headers.append(("return-client-request-id", "true"))
-        if !request.headers.contains(where: { $0.name.caseInsensitiveCompare("Accept") == .orderedSame }) {
+        if !request.headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Accept") }) {
             headers.append(("Accept", "application/json"))
         }
         headers.append(contentsOf: request.headers)

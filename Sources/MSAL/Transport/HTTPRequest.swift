@@ -69,7 +69,7 @@ struct HTTPHeaders: Sendable {
 
     /// The value of the first header named `name` (compared case-insensitively), or `nil`.
     subscript(name: String) -> String? {
-        for field in fields where field.name.caseInsensitiveCompare(name) == .orderedSame {
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) {
             return field.value
         }
         return nil

@@ -1,0 +1,44 @@
+import Foundation
+
+/// Fast paths for text the protocol keeps in ASCII (header names, scopes, ids, base64url), with
+/// Foundation's Unicode-aware functions as the fallback, so results are the same as theirs.
+enum ASCII {
+    /// Whether `a` and `b` are equal when ASCII letters are compared without case.
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var left = a.utf8.makeIterator()
+        var right = b.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return true
+            case (let x?, let y?):
+                if x == y { continue }
+                let lowerX = (x >= 65 && x <= 90) ? x | 0x20 : x
+                let lowerY = (y >= 65 && y <= 90) ? y | 0x20 : y
+                if lowerX != lowerY { return false }
+            default: return false
+            }
+        }
+    }
+
+    /// `text` without leading and trailing whitespace and newlines, as
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns it, without Foundation's cost in
+    /// the usual case: when neither end is whitespace or non-ASCII, `text` itself.
+    static func trimmed(_ text: String) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return "" }
+        if isPlain(first) && isPlain(last) { return text }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// ``trimmed(_:)-(String)`` for a piece of a string.
+    static func trimmed(_ text: Substring) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return "" }
+        if isPlain(first) && isPlain(last) { return String(text) }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A byte that is neither ASCII whitespace (space, tab, LF, VT, FF, CR) nor part of a
+    /// non-ASCII character (which may be Unicode whitespace).
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import XCTest
+
+@testable import MSAL
+
+/// The ASCII fast paths give exactly what Foundation's functions give.
+final class ASCIITests: XCTestCase {
+    func testTrimmedMatchesFoundation() {
+        let cases = [
+            "", " ", "User.Read", " User.Read", "User.Read\n", "\t a b \r\n", "\u{00A0}User.Read", "User.Read\u{2003}",
+            "é", " é ", "\u{000B}x\u{000C}", "x\u{0085}", "abc\u{200B}",
+        ]
+        for text in cases {
+            let expected = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            XCTAssertEqual(ASCII.trimmed(text), expected, "\(text.debugDescription)")
+            let padded = "|\(text)|".dropFirst().dropLast()
+            XCTAssertEqual(ASCII.trimmed(padded), expected, "substring \(text.debugDescription)")
+        }
+    }
+
+    func testEqualsIgnoringCaseOnlyFoldsASCIILetters() {
+        XCTAssertTrue(ASCII.equalsIgnoringCase("Content-Type", "content-type"))
+        XCTAssertTrue(ASCII.equalsIgnoringCase("", ""))
+        XCTAssertFalse(ASCII.equalsIgnoringCase("Accept", "Accept-Encoding"))
+        XCTAssertFalse(ASCII.equalsIgnoringCase("[", "{"), "'[' and '{' differ by the case bit but are not letters")
+        XCTAssertFalse(ASCII.equalsIgnoringCase("É", "é"))
+    }
+
+    func testClientInfoWithOrWithoutPadding() throws {
+        let json = Data(#"{"uid":"U1","utid":"T1"}"#.utf8).base64EncodedString()
+        let unpadded = json.replacingOccurrences(of: "=", with: "")
+        for raw in [json, unpadded, unpadded + "===", "=" + unpadded] {
+            let info = try ClientInfo(raw: raw)
+            XCTAssertEqual(info.homeAccountId, "u1.t1", raw)
+        }
+        XCTAssertThrowsError(try ClientInfo(raw: "==="))
+    }
+}
