@@ -232,7 +232,24 @@ private struct Parser {
     private mutating func parseString() throws(JSONValue.ParseError) -> String {
         let start = index
         index += 1
-        var utf8: [UInt8] = []
+        // Fast path: most strings (tokens, ids, URLs) have no escape; they become a String in one
+        // copy, straight from the input.
+        var scan = index
+        while scan < bytes.count {
+            let byte = bytes[scan]
+            if byte == UInt8(ascii: "\"") {
+                guard
+                    let string = String(
+                        validating: UnsafeBufferPointer(rebasing: bytes[index..<scan]), as: UTF8.self)
+                else { throw error("string is not valid UTF-8", at: start) }
+                index = scan + 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            scan += 1
+        }
+        var utf8: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[index..<scan]))
+        index = scan
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: start) }
             let byte = bytes[index]

@@ -82,6 +82,18 @@ final class TokenStoreTests: XCTestCase {
         XCTAssertEqual(store.contents.refreshTokens[0].secret, "rt")
     }
 
+    func testScopeIntersectionIsCaseInsensitiveForASCIIAndUnicode() {
+        XCTAssertTrue(CacheScopes.intersects("Mail.Read User.Read", lowercased: ["user.read"], isASCII: true))
+        XCTAssertFalse(CacheScopes.intersects("Mail.Read User.Read", lowercased: ["user.rea"], isASCII: true))
+        XCTAssertFalse(CacheScopes.intersects("Mail.ReadUser.Read", lowercased: ["user.read"], isASCII: true))
+        XCTAssertTrue(CacheScopes.intersects("api://x/Écrire", lowercased: ["api://x/écrire"], isASCII: false))
+        XCTAssertTrue(CacheScopes.intersects("api://x/Écrire a", lowercased: ["a"], isASCII: true))
+        var store = TokenStore()
+        store.save(CacheFixtures.response(scopes: ["api://x/Écrire"], accessToken: "first"))
+        store.save(CacheFixtures.response(scopes: ["api://x/écrire"], accessToken: "second"))
+        XCTAssertEqual(store.contents.accessTokens.map(\.secret), ["second"])
+    }
+
     func testFamilyRefreshTokensAndClientMismatch() {
         var store = TokenStore()
         store.save(CacheFixtures.response(refreshToken: "family-rt", foci: "1"))

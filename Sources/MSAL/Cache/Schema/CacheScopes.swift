@@ -40,6 +40,26 @@ enum CacheScopes {
         }
     }
 
+    /// Whether `target` shares a scope with `scopes` (lowercased, non-empty; `isASCII` when they
+    /// are all ASCII): without allocating when both are ASCII, else through lowercased sets.
+    static func intersects(_ target: String, lowercased scopes: [String], isASCII: Bool) -> Bool {
+        if isASCII && target.utf8.allSatisfy({ $0 < 0x80 }) { return Self.target(target, containsAnyOf: scopes) }
+        return !lowercasedSet(target).isDisjoint(with: scopes)
+    }
+
+    /// Whether any scope in `requested` (already lowercased, non-empty) appears in `target`,
+    /// comparing ASCII case-insensitively. Allocation-free.
+    static func target(_ target: String, containsAnyOf requested: [String]) -> Bool {
+        var target = target
+        return target.withUTF8 { targetBytes in
+            for scope in requested {
+                var scope = scope
+                if scope.withUTF8({ scopeBytes in contains(targetBytes, scopeBytes) }) { return true }
+            }
+            return false
+        }
+    }
+
     private static func contains(_ target: UnsafeBufferPointer<UInt8>, _ scope: UnsafeBufferPointer<UInt8>) -> Bool {
         var start = 0
         let count = target.count

@@ -8,16 +8,17 @@ extension TokenStore {
     /// the response said nothing about families); and account metadata (`signed_in`, authority map).
     mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
+        let target = CacheScopes.target(record.scopes)
         if let secret = record.accessToken {
-            let target = CacheScopes.target(record.scopes)
-            let newScopes = CacheScopes.lowercasedSet(target)
+            let newScopes = target.split(separator: " ").map { $0.lowercased() }
+            let newIsASCII = target.utf8.allSatisfy { $0 < 0x80 }
             let type = CacheScopes.normalizedTokenType(record.tokenType)
             let stale = refs(hid).filter { ref in
                 guard ref.kind == .accessToken else { return false }
                 let token = contents.accessTokens[Int(ref.slot)]
                 return token.environment == record.environment && token.realm == record.realm
                     && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
-                    && !CacheScopes.lowercasedSet(token.target).isDisjoint(with: newScopes)
+                    && CacheScopes.intersects(token.target, lowercased: newScopes, isASCII: newIsASCII)
             }
             for ref in stale.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
             upsert(
@@ -46,7 +47,7 @@ extension TokenStore {
             upsert(
                 CacheRefreshToken(
                     homeAccountId: hid, environment: record.environment, clientId: record.clientId,
-                    secret: refreshToken, target: CacheScopes.target(record.scopes),
+                    secret: refreshToken, target: target,
                     familyId: (record.foci ?? "").isEmpty ? nil : record.foci,
                     lastModificationTime: String(record.cachedAt)))
         }
