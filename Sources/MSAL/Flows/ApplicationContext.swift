@@ -23,6 +23,8 @@ final class ApplicationContext: Sendable {
     let refreshLock: RefreshLock?
     /// Public account objects by home account id, with the cache generation they were built from.
     let accounts = Locked([String: (generation: UInt64, account: MSALAccount)]())
+    /// The scopes of cached access token targets, split once (a cache hit returns them each time).
+    private let targetScopes = Locked([String: [String]]())
     let now: @Sendable () -> Date
     /// Waits (device code polling); throws when the task is cancelled. Tests shorten it.
     let sleep: @Sendable (TimeInterval) async throws -> Void
@@ -57,6 +59,19 @@ final class ApplicationContext: Sendable {
     func withRefreshLock<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
         guard let refreshLock else { return try await body() }
         return try await refreshLock.withLock(key: key, timeout: 30, body)
+    }
+
+    /// The scopes of an access token's `target`, as the server granted them.
+    func scopes(ofTarget target: String) -> [String] {
+        if let known = targetScopes.withLock({ $0[target] }) { return known }
+        // Split on the UTF-8 bytes: `String.split` walks grapheme clusters, which costs more than
+        // the rest of a cache hit.
+        let scopes = target.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+        targetScopes.withLock { memo in
+            if memo.count >= 256 { memo.removeAll(keepingCapacity: true) }
+            memo[target] = scopes
+        }
+        return scopes
     }
 
     /// The token client over this application's transport and clock.

@@ -43,7 +43,7 @@ struct SilentFlow {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return ResultBuilder(context: context).result(
                 account: parts.account, idToken: parts.idToken, homeAccountId: homeAccountId, resolved: resolved,
-                realm: realm, accessToken: token.secret, scopes: Self.scopes(of: token),
+                realm: realm, accessToken: token.secret, scopes: context.scopes(ofTarget: token.target),
                 expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: false,
                 correlationId: correlationId)
         }
@@ -114,20 +114,13 @@ struct SilentFlow {
         }
     }
 
-    /// The token's scopes as the server granted them.
-    static func scopes(of token: CacheAccessToken) -> [String] {
-        // Split on the UTF-8 bytes: `String.split` walks grapheme clusters, which costs more than
-        // the rest of a cache hit.
-        token.target.utf8.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
-    }
-
     private func result(
         for token: CacheAccessToken, homeAccountId: String, resolved: ResolvedAuthority, realm: String,
         extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
         try ResultBuilder(context: context).result(
             homeAccountId: homeAccountId, resolved: resolved, realm: realm, accessToken: token.secret,
-            scopes: Self.scopes(of: token),
+            scopes: context.scopes(ofTarget: token.target),
             expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: extended,
             correlationId: correlationId)
     }

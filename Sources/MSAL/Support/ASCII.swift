@@ -5,17 +5,19 @@ import Foundation
 enum ASCII {
     /// Whether `a` and `b` are equal when ASCII letters are compared without case.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
-        var left = a.utf8.makeIterator()
-        var right = b.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return true
-            case (let x?, let y?):
-                if x == y { continue }
-                let lowerX = (x >= 65 && x <= 90) ? x | 0x20 : x
-                let lowerY = (y >= 65 && y <= 90) ? y | 0x20 : y
-                if lowerX != lowerY { return false }
-            default: return false
+        guard a.utf8.count == b.utf8.count else { return false }
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                for index in 0..<left.count where left[index] != right[index] {
+                    let x = left[index]
+                    let y = right[index]
+                    let lowerX = (x >= 65 && x <= 90) ? x | 0x20 : x
+                    let lowerY = (y >= 65 && y <= 90) ? y | 0x20 : y
+                    if lowerX != lowerY { return false }
+                }
+                return true
             }
         }
     }

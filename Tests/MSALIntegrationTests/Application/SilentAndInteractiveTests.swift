@@ -31,6 +31,11 @@ final class SilentAndInteractiveTests: XCTestCase {
             with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
         XCTAssertEqual(cached.accessToken, signedIn.accessToken)
         XCTAssertEqual(emulator.requestCount(.token), tokensBefore, "served from the cache")
+        XCTAssertEqual(Set(cached.scopes), Set(signedIn.scopes), "the scopes the server granted")
+        XCTAssertTrue(cached.scopes.contains("User.Read"), "\(cached.scopes)")
+        let again = try await app.application.acquireTokenSilent(
+            with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
+        XCTAssertEqual(again.scopes, cached.scopes, "the same scopes from the second hit")
 
         app.advance(by: 3600)
         let refreshed = try await app.application.acquireTokenSilent(
