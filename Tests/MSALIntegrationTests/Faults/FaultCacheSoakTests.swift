@@ -172,7 +172,8 @@ final class FaultCacheSoakTests: XCTestCase {
             "FaultCacheSoakTests: \(String(format: "%.0f", seconds)) s, \(kills) kills, \(reads) reads of the file, "
                 + "\(checked) acknowledged (slot, account) writes checked, \(snapshot.count("Account")) accounts, "
                 + "files left: \(leftovers.sorted())")
-        XCTAssertGreaterThanOrEqual(kills, Int(seconds), "workers were killed")
+        // One kill every 0.2 to 0.8 s, plus the restart: at least one every 2 s even on a slow machine.
+        XCTAssertGreaterThanOrEqual(kills, Int(seconds / 2), "workers were killed")
         XCTAssertGreaterThan(checked, Self.slots * Self.accountsPerSlot / 2, "workers got work done")
         XCTAssertFalse(leftovers.contains { $0.contains(".corrupt-") }, "never quarantined: \(leftovers)")
         // Each new worker removes the temporary files of killed ones, so only the last kills' remain.
