@@ -148,12 +148,30 @@ struct GlewlwydServer: Sendable {
         }
         do throws(Unavailable) {
             try await runStartScript()
+            stopAtExit()
             let server = try GlewlwydServer(environment: readEnvFile(envFile))
             try await server.checkAnswers()
-            print("GlewlwydServer: started \(server.issuer); it keeps running (scripts/idp/stop-glewlwyd.sh stops it)")
+            print("GlewlwydServer: started \(server.issuer); stopped when the tests end (MSAL_IDP_KEEP=1 keeps it)")
             return .success(server)
         } catch {
             return .failure(error)
+        }
+    }
+
+    static var stopScript: URL { repositoryRoot.appendingPathComponent("scripts/idp/stop-glewlwyd.sh") }
+
+    /// The server this test process started is stopped when the process exits (XCTest ends with
+    /// `exit`), so a test run leaves no daemon behind; `MSAL_IDP_KEEP=1` keeps it for the next run.
+    private static func stopAtExit() {
+        guard ProcessInfo.processInfo.environment["MSAL_IDP_KEEP"] != "1" else { return }
+        atexit {
+            let process = Process()
+            process.executableURL = GlewlwydServer.stopScript
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try? process.run()
+            process.waitUntilExit()
         }
     }
 
