@@ -21,11 +21,6 @@ enum CacheScopes {
         a == b || lowercasedSet(a) == lowercasedSet(b)
     }
 
-    /// Whether the two targets share a scope.
-    static func intersects(_ a: String, _ b: String) -> Bool {
-        !lowercasedSet(a).isDisjoint(with: lowercasedSet(b))
-    }
-
     /// Whether every scope in `requested` (already lowercased, non-empty) appears in `target`,
     /// comparing ASCII case-insensitively. Allocation-free.
     static func target(_ target: String, contains requested: [String]) -> Bool {
@@ -40,23 +35,20 @@ enum CacheScopes {
         }
     }
 
-    /// Whether `target` shares a scope with `scopes` (lowercased, non-empty; `isASCII` when they
-    /// are all ASCII): without allocating when both are ASCII, else through lowercased sets.
-    static func intersects(_ target: String, lowercased scopes: [String], isASCII: Bool) -> Bool {
-        if isASCII && target.utf8.allSatisfy({ $0 < 0x80 }) { return Self.target(target, containsAnyOf: scopes) }
-        return !lowercasedSet(target).isDisjoint(with: scopes)
-    }
-
-    /// Whether any scope in `requested` (already lowercased, non-empty) appears in `target`,
-    /// comparing ASCII case-insensitively. Allocation-free.
-    static func target(_ target: String, containsAnyOf requested: [String]) -> Bool {
+    /// Whether `target` shares a scope with `scopes` (lowercased, non-empty), compared without
+    /// case: byte by byte, without allocating, when both are ASCII (the usual case), else through
+    /// lowercased sets.
+    static func intersects(_ target: String, lowercased scopes: [String]) -> Bool {
+        let isASCII = { (text: String) in text.utf8.allSatisfy { $0 < 0x80 } }
+        guard isASCII(target), scopes.allSatisfy(isASCII) else {
+            return !lowercasedSet(target).isDisjoint(with: scopes)
+        }
         var target = target
         return target.withUTF8 { targetBytes in
-            for scope in requested {
+            scopes.contains { scope in
                 var scope = scope
-                if scope.withUTF8({ scopeBytes in contains(targetBytes, scopeBytes) }) { return true }
+                return scope.withUTF8 { contains(targetBytes, $0) }
             }
-            return false
         }
     }
 

@@ -11,14 +11,13 @@ extension TokenStore {
         let target = CacheScopes.target(record.scopes)
         if let secret = record.accessToken {
             let newScopes = target.split(separator: " ").map { $0.lowercased() }
-            let newIsASCII = target.utf8.allSatisfy { $0 < 0x80 }
             let type = CacheScopes.normalizedTokenType(record.tokenType)
             let stale = refs(hid).filter { ref in
                 guard ref.kind == .accessToken else { return false }
                 let token = contents.accessTokens[Int(ref.slot)]
                 return token.environment == record.environment && token.realm == record.realm
                     && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
-                    && CacheScopes.intersects(token.target, lowercased: newScopes, isASCII: newIsASCII)
+                    && CacheScopes.intersects(token.target, lowercased: newScopes)
             }
             for ref in stale.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
             upsert(
