@@ -5,8 +5,9 @@ import XCTest
 
 @testable import MSAL
 
-/// An application wired to an emulator: trusts its CA, routes Microsoft host names to it, signs in
-/// with a scripted browser, keeps its cache in memory, and runs on a clock the test moves.
+/// An application wired to an emulator: trusts its CA, routes Microsoft host names to it (or where
+/// `connectTo` says), signs in with a scripted browser, keeps its cache in memory, and runs on a
+/// clock the test moves.
 final class EmulatedApp: @unchecked Sendable {
     // @unchecked: the clock is behind a lock; everything else is immutable.
     let emulator: EntraEmulator
@@ -25,6 +26,7 @@ final class EmulatedApp: @unchecked Sendable {
         emulator: EntraEmulator,
         clientId: String = EmulatorClient.sample.clientId,
         authority: URL = URL(string: "https://login.microsoftonline.com/common")!,
+        connectTo: [String]? = nil,
         configure: (MSALPublicClientApplicationConfig) throws -> Void = { _ in }
     ) throws {
         self.emulator = emulator
@@ -36,7 +38,7 @@ final class EmulatedApp: @unchecked Sendable {
         config.cacheConfig.inMemoryOnly = true
         try configure(config)
         let saved = MSALGlobalConfig.httpConfig.connectTo
-        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
+        MSALGlobalConfig.httpConfig.connectTo = connectTo ?? emulator.connectTo
         defer { MSALGlobalConfig.httpConfig.connectTo = saved }
         application = try MSALPublicClientApplication(configuration: config, now: { clock.withLock { $0 } })
         browser = ScriptedBrowser(

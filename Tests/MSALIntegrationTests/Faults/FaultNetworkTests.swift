@@ -16,7 +16,7 @@ final class FaultNetworkTests: FaultSuiteCase {
 
         let before = CacheSnapshot.read(cacheFile)
         emulator.inject(.truncatedResponse, at: .token, count: 2, grantType: .refreshToken)
-        let error = await expectError(NSURLErrorDomain, NSURLErrorNetworkConnectionLost) {
+        let error = await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertNotNil(error?.userInfo[NSUnderlyingErrorKey] ?? error?.userInfo[NSLocalizedDescriptionKey])
@@ -33,7 +33,7 @@ final class FaultNetworkTests: FaultSuiteCase {
         let stalled = try makeApp()
         emulator.inject(.delay(seconds: 2.5), at: .token, count: 2, grantType: .refreshToken)
         let start = Date()
-        await expectError(NSURLErrorDomain, NSURLErrorTimedOut) {
+        await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorTimedOut) {
             _ = try await stalled.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         let elapsed = Date().timeIntervalSince(start)
@@ -51,7 +51,7 @@ final class FaultNetworkTests: FaultSuiteCase {
         let unresolvable = try makeApp(authority: URL(string: "https://login.fault.invalid/tenant")!) { config in
             config.authority = try MSALOIDCAuthority(issuer: URL(string: "https://login.fault.invalid/tenant")!)
         }
-        let error = await expectError(NSURLErrorDomain, NSURLErrorCannotFindHost) {
+        let error = await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorCannotFindHost) {
             _ = try await unresolvable.application.acquireTokenWithDeviceCode(
                 parameters: MSALTokenParameters(scopes: ["User.Read"]), deviceCodeCallback: { _ in })
         }
@@ -75,19 +75,11 @@ final class FaultNetworkTests: FaultSuiteCase {
         let before = CacheSnapshot.read(cacheFile)
         let requests = emulator.totalRequestCount
         // The same hosts, now routed to the impostor.
-        let saved = MSALGlobalConfig.httpConfig.connectTo
         let routes = emulator.connectTo.map { route in
             route.split(separator: ":").dropLast().joined(separator: ":") + ":\(server.port)"
         }
-        let config = MSALPublicClientApplicationConfig(
-            clientId: EmulatorClient.sample.clientId, redirectUri: nil,
-            authority: try MSALAuthority.authority(with: URL(string: "https://login.microsoftonline.com/common")!))
-        config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
-        config.cacheConfig.cacheFileURL = cacheFile
-        MSALGlobalConfig.httpConfig.connectTo = routes
-        defer { MSALGlobalConfig.httpConfig.connectTo = saved }
-        let application = try MSALPublicClientApplication(configuration: config)
-        let error = await expectError(NSURLErrorDomain, code, file: file, line: line) {
+        let application = try makeApp(connectTo: routes).application
+        let error = await assertFailure(domain: NSURLErrorDomain, code: code, file: file, line: line) {
             _ = try await application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertNotNil(error?.userInfo[MSALCurlErrorCodeKey], file: file, line: line)

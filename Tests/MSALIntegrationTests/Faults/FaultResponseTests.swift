@@ -98,7 +98,7 @@ final class FaultResponseTests: FaultSuiteCase {
             let before = CacheSnapshot.read(cacheFile)
             let sent = emulator.tokenRequestCount(grantType: .authorizationCode)
             emulator.inject(.alterIDToken(alteration), at: .token, grantType: .authorizationCode)
-            let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42600) {
+            let error = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42600) {
                 _ = try await self.signIn(EmulatorUser.bob.username)
             }
             let description = error?.userInfo[MSALErrorDescriptionKey] as? String ?? ""
@@ -133,7 +133,7 @@ final class FaultResponseTests: FaultSuiteCase {
         webview.customWebview = StateForgingWebview(browser: app.browser)
         let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
         parameters.loginHint = EmulatorUser.bob.username
-        let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42501) {
+        let error = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42501) {
             _ = try await self.app.application.acquireToken(with: parameters)
         }
         XCTAssertNotNil(error)

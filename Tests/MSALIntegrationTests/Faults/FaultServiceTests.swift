@@ -11,7 +11,7 @@ final class FaultServiceTests: FaultSuiteCase {
         let first = try await signIn()
         let before = CacheSnapshot.read(cacheFile)
         emulator.inject(.throttled(retryAfter: .seconds(30)), at: .token, grantType: .refreshToken)
-        let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        let error = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertEqual(error?.userInfo[MSALHTTPResponseCodeKey] as? String, "429")
@@ -19,7 +19,7 @@ final class FaultServiceTests: FaultSuiteCase {
         XCTAssertEqual(emulator.tokenRequestCount(grantType: .refreshToken), 1, "429 is never retried")
 
         for _ in 0..<3 {
-            let throttled = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+            let throttled = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
                 _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
             }
             XCTAssertEqual(throttled?.userInfo[MSALThrottlingCacheHitKey] as? Int, 1)
@@ -31,7 +31,7 @@ final class FaultServiceTests: FaultSuiteCase {
         assertCacheUnchanged(since: before)
 
         app.advance(by: 29)
-        await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         app.advance(by: 2)
@@ -49,14 +49,14 @@ final class FaultServiceTests: FaultSuiteCase {
         // A 503 is retried once (reference §6), so the fault answers both attempts.
         emulator.inject(
             .throttled(status: 503, retryAfter: .date(until)), at: .token, count: 2, grantType: .refreshToken)
-        let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        let error = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertEqual(error?.userInfo[MSALHTTPResponseCodeKey] as? String, "503")
         let sent = emulator.tokenRequestCount(grantType: .refreshToken)
         XCTAssertEqual(sent, 2)
         app.advance(by: 60)
-        let throttled = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        let throttled = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertEqual(throttled?.userInfo[MSALThrottlingCacheHitKey] as? Int, 1)
@@ -79,7 +79,7 @@ final class FaultServiceTests: FaultSuiteCase {
         let before = CacheSnapshot.read(cacheFile)
         let sent = emulator.tokenRequestCount(grantType: .refreshToken)
         emulator.inject(.serverError(status: 500), at: .token, count: 2, grantType: .refreshToken)
-        let error = await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        let error = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertEqual(error?.userInfo[MSALHTTPResponseCodeKey] as? String, "500")
@@ -88,7 +88,7 @@ final class FaultServiceTests: FaultSuiteCase {
         XCTAssertEqual(emulator.tokenRequestCount(grantType: .refreshToken) - sent, 2)
         assertCacheUnchanged(since: before)
         // Without Retry-After a 5xx throttles the identical request for 60 s.
-        await expectError(MSALErrorDomain, MSALError.internal.rawValue, internalCode: -42007) {
+        await assertFailure(code: MSALError.internal.rawValue, internalCode: -42007) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertEqual(emulator.tokenRequestCount(grantType: .refreshToken) - sent, 2)
@@ -101,7 +101,7 @@ final class FaultServiceTests: FaultSuiteCase {
         XCTAssertGreaterThan(emulator.revokeRefreshTokens(for: EmulatorUser.alice.username), 0)
         app.advance(by: 3600)
         let sent = emulator.tokenRequestCount(grantType: .refreshToken)
-        let error = await expectError(MSALErrorDomain, MSALError.interactionRequired.rawValue) {
+        let error = await assertFailure(code: MSALError.interactionRequired.rawValue) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(alice.account))
         }
         XCTAssertEqual(error?.userInfo[MSALOAuthErrorKey] as? String, "invalid_grant")

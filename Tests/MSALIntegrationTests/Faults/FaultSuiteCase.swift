@@ -59,11 +59,11 @@ class FaultSuiteCase: XCTestCase {
 
     /// An application on the case's emulator and cache file.
     func makeApp(
-        authority: URL = URL(string: "https://login.microsoftonline.com/common")!,
+        authority: URL = URL(string: "https://login.microsoftonline.com/common")!, connectTo: [String]? = nil,
         configure: (MSALPublicClientApplicationConfig) throws -> Void = { _ in }
     ) throws -> EmulatedApp {
         let file = cacheFile
-        return try EmulatedApp(emulator: emulator, authority: authority) { config in
+        return try EmulatedApp(emulator: emulator, authority: authority, connectTo: connectTo) { config in
             config.cacheConfig.inMemoryOnly = false
             config.cacheConfig.cacheFileURL = file
             try configure(config)
@@ -129,15 +129,6 @@ class FaultSuiteCase: XCTestCase {
     }
 
     // MARK: Assertions
-
-    /// Runs `body`, expecting it to fail with `domain`/`code` (and `internalCode` when given).
-    @discardableResult
-    func expectError(
-        _ domain: String, _ code: Int, internalCode: Int? = nil, file: StaticString = #filePath, line: UInt = #line,
-        _ body: () async throws -> Void
-    ) async -> NSError? {
-        await assertFailure(domain: domain, code: code, internalCode: internalCode, file: file, line: line, body)
-    }
 
     /// Asserts the cache file holds exactly the token entries of `before`.
     func assertCacheUnchanged(since before: CacheSnapshot, file: StaticString = #filePath, line: UInt = #line) {
