@@ -113,9 +113,9 @@ final class FaultCacheSoakTests: XCTestCase {
 
     func testEightProcessesWithRandomKillsNeverCorruptTheFileOrLoseAnAcknowledgedWrite() throws {
         let seconds = Double(ProcessInfo.processInfo.environment["MSAL_SOAK_SECONDS"] ?? "") ?? 60
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-soak-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let folder = directory.url
         let path = folder.appendingPathComponent("cache.json").path
 
         var generations = Array(repeating: 0, count: Self.slots)

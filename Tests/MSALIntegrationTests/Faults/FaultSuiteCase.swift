@@ -14,7 +14,8 @@ import XCTest
 class FaultSuiteCase: XCTestCase {
     var emulator: EntraEmulator!
     var app: EmulatedApp!
-    var folder: URL!
+    private var directory: TemporaryDirectory?
+    var folder: URL! { directory?.url }
     var cacheFile: URL { folder.appendingPathComponent("cache.json") }
     /// Secrets the case knows about beyond those in the cache file and the emulator's request log
     /// (tokens from results, a password typed in).
@@ -22,8 +23,7 @@ class FaultSuiteCase: XCTestCase {
     private let logLines = Locked<[String]>([])
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-fault-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory()
         emulator = try EmulatedApp.makeEmulator()
         app = try makeApp()
         MSALGlobalConfig.httpConfig.retryInterval = 0.01
@@ -42,7 +42,7 @@ class FaultSuiteCase: XCTestCase {
         MSALGlobalConfig.httpConfig.timeoutIntervalForRequest = 300
         defer {
             emulator?.stop()
-            if let folder { try? FileManager.default.removeItem(at: folder) }
+            directory?.cleanup()
         }
         guard let emulator else { return }
         let secrets = knownSecrets(emulator: emulator)

@@ -28,7 +28,7 @@ struct TemporaryDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("msal-webauth-\(UUID().uuidString)")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("msal-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
