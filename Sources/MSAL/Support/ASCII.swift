@@ -26,9 +26,7 @@ enum ASCII {
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns it, without Foundation's cost in
     /// the usual case: when neither end is whitespace or non-ASCII, `text` itself.
     static func trimmed(_ text: String) -> String {
-        guard let first = text.utf8.first, let last = text.utf8.last else { return "" }
-        if isPlain(first) && isPlain(last) { return text }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        trimmed(text[...])
     }
 
     /// ``trimmed(_:)-(String)`` for a piece of a string.
