@@ -361,7 +361,7 @@ final class CurlHTTPTransportTests: XCTestCase {
             for index in 0..<200 {
                 group.addTask {
                     let response = try await transport.send(
-                        HTTPRequest(method: .post, url: target, body: Data("request-\(index)".utf8))
+                        HTTPRequest(method: .post, url: target, body: Array("request-\(index)".utf8))
                     )
                     return (index, String(decoding: response.body, as: UTF8.self))
                 }

@@ -21,12 +21,10 @@ enum LibraryInfo {
     static let cpu = MemoryLayout<Int>.size == 8 ? "64" : "32"
 
     /// Headers MSAL sends with every request to an identity provider.
-    static var clientHeaders: [(name: String, value: String)] {
-        [
-            ("x-client-SKU", sku),
-            ("x-client-Ver", version),
-            ("x-client-OS", operatingSystem),
-            ("x-client-CPU", cpu),
-        ]
-    }
+    static let clientHeaders: [(name: String, value: String)] = [
+        ("x-client-SKU", sku),
+        ("x-client-Ver", version),
+        ("x-client-OS", operatingSystem),
+        ("x-client-CPU", cpu),
+    ]
 }

@@ -136,7 +136,7 @@ enum Log {
     static func write(_ level: MSALLogLevel, _ message: @autoclosure () -> LogMessage, correlationId: UUID?) {
         guard let sink = MSALGlobalConfig.loggerConfig.sink(for: level) else { return }
         let rendered = message().render(masking: sink.masking, piiEnabled: sink.pii)
-        let prefix = (correlationId ?? currentCorrelationId).map { "[\($0.uuidString)] " } ?? ""
+        let prefix = (correlationId ?? currentCorrelationId).map { "[\(CorrelationID.string($0))] " } ?? ""
         sink.callback(level, prefix + rendered.text, rendered.containsPII)
     }
 

@@ -54,7 +54,7 @@ final class CurlHTTPTransport: HTTPTransport {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let policy = configuration.retryPolicy ?? .global
         let curlRequest = makeCurlRequest(request)
-        let target = "\(request.method.rawValue) \(request.url.host ?? "")"
+        var target: String { "\(request.method.rawValue) \(request.url.host ?? "")" }
         var retries = 0
         while true {
             Log.verbose(
@@ -115,18 +115,21 @@ final class CurlHTTPTransport: HTTPTransport {
 
     private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
         let timeout = configuration.timeout ?? MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
+        // The correlation header goes last: it is the one that changes with every request, and
+        // the curl handle keeps the header nodes before the first that changed.
         var headers = LibraryInfo.clientHeaders
-        headers.append(("client-request-id", request.correlationId.uuidString))
+        headers.reserveCapacity(headers.count + request.headers.count + 3)
         headers.append(("return-client-request-id", "true"))
         if !request.headers.contains(where: { ASCII.equalsIgnoringCase($0.name, "Accept") }) {
             headers.append(("Accept", "application/json"))
         }
         headers.append(contentsOf: request.headers)
+        headers.append(("client-request-id", CorrelationID.string(request.correlationId)))
         return CurlRequest(
             url: request.url.absoluteString,
             method: request.method.rawValue,
             headers: headers,
-            body: request.body.map { [UInt8]($0) },
+            body: request.body,
             caFile: configuration.caFile,
             connectTo: configuration.connectTo,
             connectTimeout: min(configuration.connectTimeout, timeout),

@@ -4,15 +4,28 @@
 enum FormURLEncoding {
     /// `name=value` pairs joined with `&`, in the given order.
     static func encode(_ parameters: [(name: String, value: String)]) -> String {
-        var output = ""
-        output.reserveCapacity(parameters.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
-        for (index, parameter) in parameters.enumerated() {
-            if index > 0 { output.append("&") }
-            appendEncoded(parameter.name, to: &output)
-            output.append("=")
-            appendEncoded(parameter.value, to: &output)
+        String(decoding: encodedBytes(parameters), as: UTF8.self)
+    }
+
+    /// ``encode(_:)`` as UTF-8 bytes, ready to send.
+    static func encodedBytes(_ parameters: [(name: String, value: String)]) -> [UInt8] {
+        // One pass into room for the worst case (every byte escaped).
+        var capacity = parameters.count * 2
+        for parameter in parameters {
+            capacity += 3 * (parameter.name.utf8.count + parameter.value.utf8.count)
         }
-        return output
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            for (index, parameter) in parameters.enumerated() {
+                if index > 0 {
+                    buffer[count] = UInt8(ascii: "&")
+                    count += 1
+                }
+                count = withUTF8(of: parameter.name) { write($0, to: buffer, at: count) }
+                buffer[count] = UInt8(ascii: "=")
+                count += 1
+                count = withUTF8(of: parameter.value) { write($0, to: buffer, at: count) }
+            }
+        }
     }
 
     /// Decodes a form body into its pairs; `nil` when a percent escape is malformed or the bytes
@@ -29,26 +42,60 @@ enum FormURLEncoding {
         return result
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
-
-    private static func appendEncoded(_ string: String, to output: inout String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(string.utf8.count)
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"):
-                bytes.append(byte)
-            case UInt8(ascii: " "):
-                bytes.append(UInt8(ascii: "+"))
-            default:
-                bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
-            }
+    /// The bytes sent as they are: ASCII letters, digits and `*-._`.
+    private static let isUnreserved: [Bool] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"):
+            true
+        default:
+            false
         }
-        output.append(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// Calls `body` with the string's UTF-8 bytes, contiguous (a native string already is; a
+    /// bridged one is copied).
+    private static func withUTF8<Result>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var string = string
+        return string.withUTF8(body)
+    }
+
+    /// Writes `bytes` encoded into `buffer` from `start` on; returns the position after them.
+    /// Runs of unreserved bytes (all of a typical token) are copied at once.
+    private static func write(
+        _ bytes: UnsafeBufferPointer<UInt8>, to buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int
+    ) -> Int {
+        isUnreserved.withUnsafeBufferPointer { isUnreserved in
+            var position = start
+            var index = 0
+            while index < bytes.count {
+                var runEnd = index
+                while runEnd < bytes.count, isUnreserved[Int(bytes[runEnd])] { runEnd &+= 1 }
+                if runEnd > index {
+                    (buffer.baseAddress! + position).update(from: bytes.baseAddress! + index, count: runEnd &- index)
+                    position &+= runEnd &- index
+                    index = runEnd
+                    continue
+                }
+                let byte = bytes[index]
+                if byte == UInt8(ascii: " ") {
+                    buffer[position] = UInt8(ascii: "+")
+                    position &+= 1
+                } else {
+                    buffer[position] = UInt8(ascii: "%")
+                    buffer[position &+ 1] = hexDigit(byte >> 4)
+                    buffer[position &+ 2] = hexDigit(byte & 0x0F)
+                    position &+= 3
+                }
+                index &+= 1
+            }
+            return position
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ nibble &- 10
     }
 
     private static func decodeComponent(_ component: Substring) -> String? {

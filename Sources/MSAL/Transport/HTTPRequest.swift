@@ -12,7 +12,8 @@ struct HTTPRequest: Sendable {
     var url: URL
     /// Headers in the order they are sent; the transport adds the client and correlation headers.
     var headers: [(name: String, value: String)]
-    var body: Data?
+    /// The body bytes, sent with a `Content-Length`.
+    var body: [UInt8]?
     /// Sent as `client-request-id` and attached to every log message of the request.
     var correlationId: UUID
 
@@ -20,8 +21,8 @@ struct HTTPRequest: Sendable {
         method: Method = .get,
         url: URL,
         headers: [(name: String, value: String)] = [],
-        body: Data? = nil,
-        correlationId: UUID = UUID()
+        body: [UInt8]? = nil,
+        correlationId: UUID = CorrelationID.make()
     ) {
         self.method = method
         self.url = url
@@ -36,7 +37,7 @@ struct HTTPRequest: Sendable {
         url: URL,
         parameters: [(name: String, value: String)],
         headers: [(name: String, value: String)] = [],
-        correlationId: UUID = UUID()
+        correlationId: UUID = CorrelationID.make()
     ) -> HTTPRequest {
         var allHeaders = headers
         allHeaders.append(("Content-Type", "application/x-www-form-urlencoded"))
@@ -44,7 +45,7 @@ struct HTTPRequest: Sendable {
             method: .post,
             url: url,
             headers: allHeaders,
-            body: Data(FormURLEncoding.encode(parameters).utf8),
+            body: FormURLEncoding.encodedBytes(parameters),
             correlationId: correlationId
         )
     }

@@ -1,47 +1,45 @@
 internal import CMSALCurl
 import Foundation
 
-/// Performs HTTP exchanges with libcurl's multi interface on one dedicated thread.
+/// Performs HTTP exchanges with libcurl's multi interface.
 ///
-/// Async callers hand a ``CurlRequest`` over and suspend; the loop thread drives every transfer
-/// with `curl_multi_poll`, so blocking network work never runs on Swift's cooperative pool.
-/// Connections stay open between requests (one connection cache for all transfers of the client),
-/// so requests to the same host reuse a kept-alive connection. Cancelling the calling task removes
+/// Every transfer runs on one multi handle, so connections stay open between requests and
+/// requests to the same host reuse a kept-alive connection. Cancelling the calling task removes
 /// its transfer at once.
 ///
-/// Latency: handing a request to another thread and back costs two thread wake-ups, 25-45 µs
-/// each on a virtual machine, more than a loopback round trip itself. So when a request is the
-/// only one in flight, the calling thread checks for its answer for a short, bounded time
-/// (``Limits/spinBeforeSuspending``) before it suspends, and the loop thread checks for the next
-/// request briefly before it sleeps. Both only read memory; neither blocks on I/O.
+/// Who drives the multi handle: a dedicated loop thread, so that blocking network work does not
+/// occupy Swift's cooperative pool. One exception keeps the common case fast. Handing a request
+/// to another thread and back costs two thread wake-ups, 25-45 µs each on a virtual machine,
+/// more than a loopback round trip itself. So a request that finds nothing else in flight is
+/// driven by its caller, exactly as `curl_easy_perform` would, for at most
+/// ``Limits/callerDrivesFor``; a response that has not arrived by then, another request
+/// arriving, or a cancellation hands the transfer to the loop thread and the caller suspends.
 package final class CurlClient: Sendable {
-    /// Limits of the connection cache and of the wait before suspending.
+    /// Limits of the connection cache and of the caller's share of the work.
     package struct Limits: Sendable {
         /// The most connections open at once to one host; further transfers wait for a free one.
         package var maxConnectionsPerHost: Int
         /// The most idle connections kept open for reuse.
         package var maxCachedConnections: Int
-        /// How long a lone request's caller, and the idle loop thread, look for work before
-        /// sleeping. Zero turns both off.
-        package var spinBeforeSuspending: Duration
+        /// How long a lone request's caller drives its own transfer before handing it to the
+        /// loop thread and suspending. Zero sends every request through the loop thread.
+        package var callerDrivesFor: Duration
 
         package init(
             maxConnectionsPerHost: Int = 32,
             maxCachedConnections: Int = 64,
-            spinBeforeSuspending: Duration = .microseconds(200)
+            callerDrivesFor: Duration = .milliseconds(2)
         ) {
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.maxCachedConnections = maxCachedConnections
-            self.spinBeforeSuspending = spinBeforeSuspending
+            self.callerDrivesFor = callerDrivesFor
         }
     }
 
     private let loop: CurlMultiLoop
-    private let spinNanoseconds: UInt64
 
     package init(limits: Limits = Limits()) throws(NativeError) {
         loop = try CurlMultiLoop(limits: limits)
-        spinNanoseconds = limits.spinBeforeSuspending.nanoseconds
     }
 
     deinit {
@@ -54,18 +52,38 @@ package final class CurlClient: Sendable {
     ///   error), or with ``CurlError/isCancellation`` when the calling task was cancelled.
     package func perform(_ request: CurlRequest) async throws(CurlError) -> CurlResponse {
         if Task.isCancelled { throw .cancelled }
-        let slot = TransferSlot()
-        let (id, alone) = loop.submit(request: request, slot: slot)
+        let (id, route) = loop.submit(request: request)
         let result = await withTaskCancellationHandler {
-            if alone, spinNanoseconds > 0, let ready = slot.poll(forNanoseconds: spinNanoseconds) {
-                return ready
+            switch route {
+            case .finished(let outcome):
+                return outcome
+            case .queued(let slot):
+                return await slot.wait()
+            case .driveHere:
+                switch loop.drive(id: id) {
+                case .finished(let outcome): return outcome
+                case .queued(let slot): return await slot.wait()
+                case .driveHere: preconditionFailure("drive(id:) hands over or finishes")
+                }
             }
-            return await slot.wait()
         } onCancel: {
             loop.cancel(id: id)
         }
         return try result.get()
     }
+
+    /// Whether the loop thread is asleep with nothing to do (for tests).
+    package var isIdle: Bool { loop.isIdle }
+}
+
+/// What became of a submitted transfer.
+private enum TransferRoute {
+    /// Already decided (the client was shut down, or the transfer could not start).
+    case finished(TransferSlot.Outcome)
+    /// The loop thread drives it; the outcome arrives through the slot.
+    case queued(TransferSlot)
+    /// The caller drives it (``CurlMultiLoop/drive(id:)``).
+    case driveHere
 }
 
 /// Where a transfer's outcome meets its caller, whichever arrives first.
@@ -88,20 +106,6 @@ private final class TransferSlot: @unchecked Sendable {
             outcome = result
             lock.unlock()
         }
-    }
-
-    /// Looks for the outcome until it arrives or `nanoseconds` pass; only reads memory.
-    func poll(forNanoseconds nanoseconds: UInt64) -> Outcome? {
-        let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
-        repeat {
-            lock.lock()
-            let ready = outcome
-            lock.unlock()
-            if let ready { return ready }
-            // Let any other runnable thread on this core (the server, the loop thread) go first.
-            sched_yield()
-        } while DispatchTime.now().uptimeNanoseconds < deadline
-        return nil
     }
 
     /// Suspends until the outcome arrives (or returns it at once if it is already here).
@@ -129,18 +133,22 @@ extension Duration {
 
 /// The thread, the multi handle and the transfers in flight.
 ///
-/// Submissions and cancellations are queued under a lock and the loop is woken with
-/// `curl_multi_wakeup`; everything else (easy handles, the multi handle) is touched only on the
-/// loop thread.
+/// Submissions and cancellations are queued under a lock. The multi handle, the easy handles
+/// and the transfer tables belong to one driver at a time: the loop thread, or a caller driving
+/// its lone request (``drive(id:)``). The role passes between them under the same lock, so each
+/// sees everything the other did. While a caller drives, the loop thread sleeps on a semaphore
+/// rather than in `curl_multi_poll`, so it never touches the multi handle at the same time;
+/// `curl_multi_wakeup`, which libcurl documents as callable from any thread, interrupts whichever
+/// of them is polling.
 private final class CurlMultiLoop: @unchecked Sendable {
-    // @unchecked: `multi` and the loop-thread state are used only on the loop thread, except
-    // `curl_multi_wakeup`, which libcurl documents as callable from any thread; all other shared
-    // state is in `inbox`.
+    // @unchecked: `multi` and the driver state are used only by the current driver (see above),
+    // except `curl_multi_wakeup`; all other shared state is in `inbox`.
 
     private struct Submission {
         var id: UInt64
         var request: CurlRequest
-        var slot: TransferSlot
+        /// `nil` while the caller drives the transfer; set when it hands the transfer over.
+        var slot: TransferSlot?
     }
 
     private struct Inbox {
@@ -150,15 +158,30 @@ private final class CurlMultiLoop: @unchecked Sendable {
         /// Transfers submitted and not finished.
         var inFlight = 0
         var stopping = false
+        /// The loop thread waits on `wake` with nothing in flight; whoever gives it work clears
+        /// this and signals once.
+        var loopParked = false
+        /// A caller is driving the multi handle; the loop thread must stay parked.
+        var callerDriving = false
+
+        var hasWork: Bool { !submissions.isEmpty || !cancellations.isEmpty || stopping }
+
+        /// Clears `loopParked` and says whether the loop thread must be signalled.
+        mutating func unparkLoop() -> Bool {
+            guard loopParked, !callerDriving else { return false }
+            loopParked = false
+            return true
+        }
     }
 
-    /// A transfer in flight; owned by the loop thread.
+    /// A transfer in flight; owned by the driver.
     private final class Transfer {
         let id: UInt64
         let easy: CurlEasyHandle
-        let slot: TransferSlot
+        /// `nil` while the caller drives the transfer; set when it hands the transfer over.
+        var slot: TransferSlot?
 
-        init(id: UInt64, easy: CurlEasyHandle, slot: TransferSlot) {
+        init(id: UInt64, easy: CurlEasyHandle, slot: TransferSlot?) {
             self.id = id
             self.easy = easy
             self.slot = slot
@@ -167,13 +190,16 @@ private final class CurlMultiLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Locked(Inbox())
+    private let wake = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
-    private let idleSpinNanoseconds: UInt64
+    private let callerBudgetNanoseconds: UInt64
 
-    // Loop-thread state.
+    // Driver state.
     private var transfersByID: [UInt64: Transfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
     private var idleHandles: [CurlEasyHandle] = []
+    /// The outcome of the transfer its caller drives, once finished.
+    private var driverOutcome: (id: UInt64, outcome: TransferSlot.Outcome)?
 
     init(limits: CurlClient.Limits) throws(NativeError) {
         CurlGlobal.initializeOnce()
@@ -181,7 +207,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
             throw NativeError(function: "curl_multi_init", reason: "out of memory")
         }
         self.multi = multi
-        idleSpinNanoseconds = limits.spinBeforeSuspending.nanoseconds
+        callerBudgetNanoseconds = limits.callerDrivesFor.nanoseconds
         _ = cmsal_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, limits.maxConnectionsPerHost)
         _ = cmsal_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, limits.maxCachedConnections)
         let thread = Thread { [self] in run() }
@@ -189,38 +215,101 @@ private final class CurlMultiLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `request`; returns its id and whether it is the only transfer in flight.
-    func submit(request: CurlRequest, slot: TransferSlot) -> (id: UInt64, alone: Bool) {
-        let (id, alone, accepted) = inbox.withLock { state -> (UInt64, Bool, Bool) in
-            let id = state.nextID
+    var isIdle: Bool {
+        inbox.withLock { $0.loopParked && $0.inFlight == 0 }
+    }
+
+    /// Queues `request`, or, when nothing else is in flight and the loop thread is parked, makes
+    /// the caller the driver (`.driveHere`; the caller must then call ``drive(id:)``).
+    func submit(request: CurlRequest) -> (id: UInt64, route: TransferRoute) {
+        enum Decision {
+            case refused, driveHere
+            case queued(signalLoop: Bool)
+        }
+        var submission = Submission(id: 0, request: request, slot: nil)
+        let decision = inbox.withLock { state -> Decision in
+            submission.id = state.nextID
             state.nextID += 1
-            guard !state.stopping else { return (id, false, false) }
+            guard !state.stopping else { return .refused }
             state.inFlight += 1
-            state.submissions.append(Submission(id: id, request: request, slot: slot))
-            return (id, state.inFlight == 1, true)
+            if callerBudgetNanoseconds > 0, state.inFlight == 1, state.loopParked, !state.callerDriving {
+                state.callerDriving = true
+                return .driveHere
+            }
+            let slot = TransferSlot()
+            submission.slot = slot
+            state.submissions.append(submission)
+            return .queued(signalLoop: state.unparkLoop())
         }
-        if accepted {
-            curl_multi_wakeup(multi)
-        } else {
-            slot.complete(.failure(CurlError(code: CurlError.cancelledCode, message: "The HTTP client was shut down")))
+        switch decision {
+        case .refused:
+            let error = CurlError(code: CurlError.cancelledCode, message: "The HTTP client was shut down")
+            return (submission.id, .finished(.failure(error)))
+        case .driveHere:
+            start(submission)
+            return (submission.id, .driveHere)
+        case .queued(let signalLoop):
+            if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
+            return (submission.id, .queued(submission.slot!))
         }
-        return (id, alone)
     }
 
     func cancel(id: UInt64) {
-        inbox.withLock { $0.cancellations.append(id) }
-        curl_multi_wakeup(multi)
+        let signalLoop = inbox.withLock { state in
+            state.cancellations.append(id)
+            return state.unparkLoop()
+        }
+        if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
     }
 
     func shutdown() {
-        let alreadyStopping = inbox.withLock { state in
+        let (alreadyStopping, signalLoop) = inbox.withLock { state in
             defer { state.stopping = true }
-            return state.stopping
+            return (state.stopping, state.unparkLoop())
         }
         guard !alreadyStopping else { return }
-        curl_multi_wakeup(multi)
+        if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
         done.wait()
         curl_multi_cleanup(multi)
+    }
+
+    // MARK: Caller as driver
+
+    /// Drives the caller's own transfer `id` on the calling thread until it finishes, the budget
+    /// runs out, or other work arrives. Returns `.finished` with the outcome, or `.queued` with
+    /// the slot its outcome will arrive through after handing the transfer to the loop thread.
+    func drive(id: UInt64) -> TransferRoute {
+        let deadline = DispatchTime.now().uptimeNanoseconds + callerBudgetNanoseconds
+        var stillRunning: Int32 = 0
+        while transfersByID[id] != nil {
+            curl_multi_perform(multi, &stillRunning)
+            collectFinishedTransfers()
+            guard transfersByID[id] != nil else { break }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now >= deadline || inbox.withLock({ $0.hasWork }) { break }
+            let remainingMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            curl_multi_poll(multi, nil, 0, max(1, remainingMilliseconds), nil)
+        }
+        // Finished, or handed over: a transfer still in flight stays in the multi handle, gets a
+        // slot for its outcome, and the loop thread carries on with it.
+        var route: TransferRoute
+        if let transfer = transfersByID[id] {
+            let slot = TransferSlot()
+            transfer.slot = slot
+            route = .queued(slot)
+        } else if let finished = driverOutcome, finished.id == id {
+            route = .finished(finished.outcome)
+        } else {
+            route = .finished(.failure(CurlError(code: 2, message: "The transfer ended without an outcome")))
+        }
+        driverOutcome = nil
+        let handOver = transfersByID[id] != nil
+        let signalLoop = inbox.withLock { state in
+            state.callerDriving = false
+            return handOver || state.hasWork ? state.unparkLoop() : false
+        }
+        if signalLoop { wake.signal() }
+        return route
     }
 
     // MARK: Loop thread
@@ -228,6 +317,16 @@ private final class CurlMultiLoop: @unchecked Sendable {
     private func run() {
         var stillRunning: Int32 = 0
         while true {
+            // Park while there is nothing to do or a caller is driving.
+            let parked = inbox.withLock { state -> Bool in
+                guard state.callerDriving || (transfersByID.isEmpty && !state.hasWork) else { return false }
+                state.loopParked = true
+                return true
+            }
+            if parked {
+                wake.wait()
+                continue
+            }
             let (submissions, cancellations, stopping) = inbox.withLock { state in
                 defer {
                     state.submissions.removeAll(keepingCapacity: true)
@@ -252,30 +351,18 @@ private final class CurlMultiLoop: @unchecked Sendable {
             }
             curl_multi_perform(multi, &stillRunning)
             collectFinishedTransfers()
-            if transfersByID.isEmpty, idleSpinNanoseconds > 0, waitBrieflyForWork() {
-                continue
+            if !transfersByID.isEmpty {
+                curl_multi_poll(multi, nil, 0, 1000, nil)
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
         }
     }
 
-    /// With nothing in flight, looks for new work for a short time before sleeping, so a
-    /// caller making requests one after another does not pay a thread wake-up for each.
-    private func waitBrieflyForWork() -> Bool {
-        let deadline = DispatchTime.now().uptimeNanoseconds + idleSpinNanoseconds
-        repeat {
-            let hasWork = inbox.withLock { !$0.submissions.isEmpty || !$0.cancellations.isEmpty || $0.stopping }
-            if hasWork { return true }
-            sched_yield()
-        } while DispatchTime.now().uptimeNanoseconds < deadline
-        return false
-    }
+    // MARK: Driver work
 
     private func start(_ submission: Submission) {
         let easy: CurlEasyHandle
         do {
             if let reused = idleHandles.popLast() {
-                reused.reset()
                 easy = reused
             } else {
                 easy = try CurlEasyHandle()
@@ -283,7 +370,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
             try easy.configure(for: submission.request, userData: Unmanaged.passUnretained(easy).toOpaque())
         } catch {
             inbox.withLock { $0.inFlight -= 1 }
-            submission.slot.complete(.failure(CurlError(code: 2, message: error.description)))
+            deliver(.failure(CurlError(code: 2, message: error.description)), id: submission.id, to: submission.slot)
             return
         }
         let transfer = Transfer(id: submission.id, easy: easy, slot: submission.slot)
@@ -312,6 +399,15 @@ private final class CurlMultiLoop: @unchecked Sendable {
         inbox.withLock { $0.inFlight -= 1 }
         transfer.easy.responseBody = []
         if idleHandles.count < 16 { idleHandles.append(transfer.easy) }
-        transfer.slot.complete(result)
+        deliver(result, id: id, to: transfer.slot)
+    }
+
+    /// Completes the slot, or keeps the outcome for the caller driving the transfer.
+    private func deliver(_ outcome: TransferSlot.Outcome, id: UInt64, to slot: TransferSlot?) {
+        if let slot {
+            slot.complete(outcome)
+        } else {
+            driverOutcome = (id, outcome)
+        }
     }
 }

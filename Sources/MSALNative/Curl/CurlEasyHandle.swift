@@ -6,11 +6,39 @@ internal import CMSALCurl
 /// Not `Sendable`: after it is handed to the transfer loop only that thread touches it.
 final class CurlEasyHandle {
     let handle: UnsafeMutableRawPointer
+    /// `Expect:` followed by one node per header of ``headersInList``.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headersInList: [(name: String, value: String)] = []
+    private var lastURL: String?
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer: UnsafeMutablePointer<CChar>
     var responseBody: [UInt8] = []
     var responseHeaders: [(name: String, value: String)] = []
+    /// The options of the last ``configure(for:userData:)`` that do not change from one request
+    /// to the next of the same client; `nil` after ``reset()``.
+    private var standingOptions: StandingOptions?
+
+    /// Options that stay set on the handle between transfers, so a request like the previous one
+    /// only sets its URL, headers and body.
+    private struct StandingOptions: Equatable {
+        var method: String
+        var hasBody: Bool
+        var caFile: String?
+        var connectTo: [String]
+        var connectTimeout: Double
+        var timeout: Double
+        var userData: UnsafeMutableRawPointer
+
+        init(_ request: CurlRequest, hasBody: Bool, userData: UnsafeMutableRawPointer) {
+            method = request.method
+            self.hasBody = hasBody
+            caFile = request.caFile
+            connectTo = request.connectTo
+            connectTimeout = request.connectTimeout
+            timeout = request.timeout
+            self.userData = userData
+        }
+    }
 
     init() throws(NativeError) {
         CurlGlobal.initializeOnce()
@@ -35,17 +63,90 @@ final class CurlEasyHandle {
         curl_easy_reset(handle)
         if let headerList { curl_slist_free_all(headerList) }
         headerList = nil
+        headersInList = []
+        lastURL = nil
         if let connectToList { curl_slist_free_all(connectToList) }
         connectToList = nil
         errorBuffer[0] = 0
         responseBody = []
         responseHeaders = []
+        standingOptions = nil
     }
 
-    /// Applies every option of `request`. Throws when libcurl refuses an option.
+    /// Applies every option of `request`. When the handle's previous request had the same
+    /// method, body presence, trust, redirections and timeouts, only the URL, headers and body
+    /// are set again (as `curl_easy_perform` users do); otherwise the handle is reset first.
+    /// Throws when libcurl refuses an option.
     func configure(for request: CurlRequest, userData: UnsafeMutableRawPointer) throws(NativeError) {
+        // A POST always sends a body (possibly empty); without one curl would read stdin.
+        let body = request.body ?? (request.method == "POST" ? [] : nil)
+        let standing = StandingOptions(request, hasBody: body != nil, userData: userData)
+        errorBuffer[0] = 0
+        responseBody.removeAll(keepingCapacity: true)
+        responseHeaders.removeAll(keepingCapacity: true)
+        if standing != standingOptions {
+            if standingOptions != nil { reset() }
+            try setStandingOptions(for: request, body: body, userData: userData)
+            standingOptions = standing
+        }
+        if request.url != lastURL {
+            lastURL = nil
+            try set(CURLOPT_URL, string: request.url)
+            lastURL = request.url
+        }
+        if let body {
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            // COPYPOSTFIELDS copies the bytes, so the array may go away after this call.
+            let code = body.withUnsafeBytes { bytes in
+                cmsal_easy_setopt_ptr(
+                    handle, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))
+            }
+            try check(code, "CURLOPT_COPYPOSTFIELDS")
+        }
+        try updateHeaderList(to: request.headers)
+    }
+
+    /// Makes the header list hold `headers`, keeping the nodes of the previous request's list
+    /// up to the first header that differs (the correlation header, sent last, changes with
+    /// every request; the others rarely do).
+    private func updateHeaderList(to headers: [(name: String, value: String)]) throws(NativeError) {
+        guard let head = headerList else {
+            // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.
+            headerList = curl_slist_append(nil, "Expect:")
+            headersInList = []
+            guard headerList != nil else { throw NativeError(function: "curl_slist_append", reason: "out of memory") }
+            return try updateHeaderList(to: headers)
+        }
+        var kept = 0
+        while kept < min(headers.count, headersInList.count), headers[kept] == headersInList[kept] {
+            kept += 1
+        }
+        // Cut the list after the `Expect:` node and the `kept` unchanged headers.
+        var last = head
+        for _ in 0..<kept {
+            guard let next = last.pointee.next else { break }
+            last = next
+        }
+        if let tail = last.pointee.next {
+            last.pointee.next = nil
+            curl_slist_free_all(tail)
+        }
+        headersInList.removeSubrange(kept...)
+        for header in headers[kept...] {
+            guard let node = curl_slist_append(nil, "\(header.name): \(header.value)") else {
+                throw NativeError(function: "curl_slist_append", reason: "out of memory")
+            }
+            last.pointee.next = node
+            last = node
+            headersInList.append(header)
+        }
+        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(head))
+    }
+
+    private func setStandingOptions(
+        for request: CurlRequest, body: [UInt8]?, userData: UnsafeMutableRawPointer
+    ) throws(NativeError) {
         try set(CURLOPT_ERRORBUFFER, pointer: errorBuffer)
-        try set(CURLOPT_URL, string: request.url)
         try set(CURLOPT_PROTOCOLS_STR, string: "http,https")
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_FOLLOWLOCATION, 0)
@@ -64,9 +165,6 @@ final class CurlEasyHandle {
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
-
-        // A POST always sends a body (possibly empty); without one curl would read stdin.
-        let body = request.body ?? (request.method == "POST" ? [] : nil)
         switch (request.method, body) {
         case ("GET", nil):
             try set(CURLOPT_HTTPGET, 1)
@@ -79,24 +177,6 @@ final class CurlEasyHandle {
             try set(CURLOPT_POST, 1)
             try set(CURLOPT_CUSTOMREQUEST, string: request.method)
         }
-        if let body {
-            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-            // COPYPOSTFIELDS copies the bytes, so the array may go away after this call.
-            let code = body.withUnsafeBytes { bytes in
-                cmsal_easy_setopt_ptr(
-                    handle, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))
-            }
-            try check(code, "CURLOPT_COPYPOSTFIELDS")
-        }
-
-        // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.
-        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
-        for header in request.headers {
-            list = curl_slist_append(list, "\(header.name): \(header.value)")
-        }
-        headerList = list
-        try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(list))
-
         try check(cmsal_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWriteBody), "WRITEFUNCTION")
         try set(CURLOPT_WRITEDATA, pointer: userData)
         try check(cmsal_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, curlWriteHeader), "HEADERFUNCTION")

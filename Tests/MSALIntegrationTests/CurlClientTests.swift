@@ -1,0 +1,169 @@
+import Foundation
+import MSALNative
+import MSALTestSupport
+import XCTest
+
+/// The curl client's two drivers (a lone request's caller, the loop thread) and the easy handles
+/// it reuses between requests, against a real loopback HTTPS server.
+final class CurlClientTests: XCTestCase {
+    private var authority: TestCertificateAuthority!
+
+    override func setUpWithError() throws {
+        authority = try TestCertificateAuthority()
+    }
+
+    override func tearDown() {
+        authority = nil
+    }
+
+    /// A server answering every request with its method, its `x-` headers in order and its body.
+    private func makeEchoServer(delay: Double = 0) throws -> LoopbackHTTPSServer {
+        try LoopbackHTTPSServer(certificateAuthority: authority) { request in
+            let custom = request.headers.fields.filter { $0.name.lowercased().hasPrefix("x-") }
+            let text =
+                "\(request.method) \(request.path) "
+                + custom.map { "\($0.name)=\($0.value)" }.joined(separator: ",")
+                + " [\(request.bodyText)] len=\(request.header("Content-Length") ?? "-")"
+            let response = HTTPServerResponse.text(text)
+            return delay > 0 ? .respondAfter(seconds: delay, response) : .respond(response)
+        }
+    }
+
+    private func request(
+        _ server: LoopbackHTTPSServer, _ path: String, method: String = "GET",
+        headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, timeout: Double = 30
+    ) -> CurlRequest {
+        CurlRequest(
+            url: server.baseURL.appendingPathComponent(path).absoluteString, method: method, headers: headers,
+            body: body, caFile: authority.certificateFile, timeout: timeout)
+    }
+
+    private func text(_ response: CurlResponse) -> String {
+        String(decoding: response.body, as: UTF8.self)
+    }
+
+    func testReusedHandleSendsEachRequestsOwnHeadersMethodAndBody() async throws {
+        let server = try makeEchoServer()
+        defer { server.stop() }
+        let client = try CurlClient()
+        let steps: [(CurlRequest, String)] = [
+            (
+                request(server, "a", method: "POST", headers: [("x-a", "1"), ("x-b", "2")], body: Array("one".utf8)),
+                "POST /a x-a=1,x-b=2 [one] len=3"
+            ),
+            // Same first header, a different second one, and one more.
+            (
+                request(
+                    server, "a", method: "POST", headers: [("x-a", "1"), ("x-c", "3"), ("x-d", "4")],
+                    body: Array("two!".utf8)),
+                "POST /a x-a=1,x-c=3,x-d=4 [two!] len=4"
+            ),
+            // Fewer headers than before: the dropped ones must not be sent.
+            (request(server, "b", method: "POST", headers: [("x-a", "1")], body: []), "POST /b x-a=1 [] len=0"),
+            // No headers at all, then a GET after POSTs: no body, no length.
+            (request(server, "c", method: "POST", body: Array("3".utf8)), "POST /c  [3] len=1"),
+            (request(server, "d", headers: [("x-e", "5")]), "GET /d x-e=5 [] len=-"),
+            (request(server, "d", headers: [("x-e", "5")]), "GET /d x-e=5 [] len=-"),
+            // Another method with a body, then a POST again.
+            (request(server, "e", method: "PUT", body: Array("put".utf8)), "PUT /e  [put] len=3"),
+            (
+                request(server, "f", method: "POST", headers: [("x-a", "9")], body: Array("x".utf8)),
+                "POST /f x-a=9 [x] len=1"
+            ),
+        ]
+        for (index, (curlRequest, expected)) in steps.enumerated() {
+            let response = try await client.perform(curlRequest)
+            XCTAssertEqual(response.status, 200, "step \(index)")
+            XCTAssertEqual(text(response), expected, "step \(index)")
+        }
+        XCTAssertEqual(server.acceptedConnections, 1)
+    }
+
+    func testSlowAnswerIsHandedToTheLoopThreadAndStillArrives() async throws {
+        let server = try makeEchoServer(delay: 0.1)
+        defer { server.stop() }
+        // The caller gives up driving after 1 ms; the answer takes 100 ms.
+        let client = try CurlClient(limits: .init(callerDrivesFor: .milliseconds(1)))
+        for index in 0..<3 {
+            let response = try await client.perform(request(server, "slow\(index)"))
+            XCTAssertEqual(text(response), "GET /slow\(index)  [] len=-")
+        }
+        XCTAssertEqual(server.acceptedConnections, 1)
+    }
+
+    func testRequestsArrivingWhileACallerDrivesAllComplete() async throws {
+        let server = try makeEchoServer(delay: 0.02)
+        defer { server.stop() }
+        let client = try CurlClient()
+        let template = request(server, "p", method: "POST")
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    var numbered = template
+                    numbered.body = Array("n\(index)".utf8)
+                    let response = try await client.perform(numbered)
+                    return (index, String(decoding: response.body, as: UTF8.self))
+                }
+            }
+            var answered = 0
+            for try await (index, text) in group {
+                XCTAssertEqual(text, "POST /p  [n\(index)] len=\("n\(index)".utf8.count)")
+                answered += 1
+            }
+            XCTAssertEqual(answered, 40)
+        }
+        // Lone requests after the burst are driven by their callers again and still answered.
+        for _ in 0..<5 {
+            let status = try await client.perform(request(server, "after")).status
+            XCTAssertEqual(status, 200)
+        }
+    }
+
+    func testLoopThreadDrivingOnlyStillAnswers() async throws {
+        let server = try makeEchoServer()
+        defer { server.stop() }
+        let client = try CurlClient(limits: .init(callerDrivesFor: .zero))
+        for index in 0..<20 {
+            let response = try await client.perform(request(server, "q", headers: [("x-n", "\(index)")]))
+            XCTAssertEqual(text(response), "GET /q x-n=\(index) [] len=-")
+        }
+        XCTAssertEqual(server.acceptedConnections, 1)
+    }
+
+    func testCancellingAnHandedOverTransferEndsItPromptly() async throws {
+        let server = try makeEchoServer(delay: 5)
+        defer { server.stop() }
+        let client = try CurlClient()
+        let slow = request(server, "slow")
+        let task = Task { try await client.perform(slow) }
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            XCTAssertTrue((error as? CurlError)?.isCancellation == true, "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(1))
+        // The client goes on working afterwards.
+        let quick = try makeEchoServer()
+        defer { quick.stop() }
+        let status = try await client.perform(request(quick, "ok")).status
+        XCTAssertEqual(status, 200)
+    }
+
+    func testTimeoutWhileTheCallerDrivesIsReported() async throws {
+        let server = try makeEchoServer(delay: 2)
+        defer { server.stop() }
+        // A 1 s budget for the caller, a 0.3 s timeout for the transfer: the caller is still
+        // driving when the timeout strikes.
+        let client = try CurlClient(limits: .init(callerDrivesFor: .seconds(1)))
+        do {
+            _ = try await client.perform(request(server, "slow", timeout: 0.3))
+            XCTFail("expected a timeout")
+        } catch {
+            XCTAssertEqual(error.code, 28)  // CURLE_OPERATION_TIMEDOUT
+        }
+    }
+}
