@@ -6,9 +6,10 @@ import MSALTestSupport
 /// `transport_roundtrip`: a small form POST to a loopback HTTPS server over a kept-alive
 /// connection, through the library's transport, and the same request through a bare libcurl
 /// easy handle on the calling thread (the floor). Samples are interleaved in blocks so both
-/// see the same machine conditions.
+/// see the same machine conditions; run it with `--cpu N` so both also see the same thread
+/// placement (``CPUPinning``).
 enum TransportRoundTrip {
-    static func run(runs: Int) async throws -> [Measurement] {
+    static func run(runs: Int, cpu: Int?) async throws -> [Measurement] {
         let response = HTTPServerResponse.json(
             status: 200, data: Data(#"{"token_type":"Bearer","expires_in":3599}"#.utf8))
         let server = try LoopbackHTTPSServer { _ in .respond(response) }
@@ -71,6 +72,10 @@ enum TransportRoundTrip {
             remaining -= count
         }
         transport.params["connections"] = server.acceptedConnections
+        if let cpu {
+            transport.params["cpu"] = cpu
+            baseline.params["cpu"] = cpu
+        }
         return [transport, baseline]
     }
 }

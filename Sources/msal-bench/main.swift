@@ -4,7 +4,7 @@ import MSALNative
 
 // msal-bench: prints one JSON object per scenario and client on stdout, and a summary on stderr.
 // Usage: msal-bench [--runs N] [--scenario NAME] [--accounts N] [--file F]
-//                   [--emulator-url URL --emulator-ca FILE] [--port N]
+//                   [--emulator-url URL --emulator-ca FILE] [--port N] [--cpu N]
 
 var runs = 2000
 var only: String?
@@ -13,6 +13,7 @@ var filePath: String?
 var emulatorURL: String?
 var emulatorCA: String?
 var port: Int?
+var cpu: Int?
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -30,16 +31,19 @@ while let argument = arguments.next() {
         emulatorCA = arguments.next()
     case "--port":
         port = arguments.next().flatMap(Int.init)
+    case "--cpu":
+        cpu = arguments.next().flatMap(Int.init)
     case "--help", "-h":
         print(
             "usage: msal-bench [--runs N] [--accounts N] [--file F] [--scenario NAME]\n"
-                + "                  [--emulator-url URL --emulator-ca FILE] [--port N]\n"
+                + "                  [--emulator-url URL --emulator-ca FILE] [--port N] [--cpu N]\n"
                 + "scenarios: transport_roundtrip silent_cache_hit silent_refresh silent_concurrent interactive_emulator\n"
                 + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once,\n"
                 + "           emulator)\n"
                 + "--file F: silent_cache_hit, cache_load and cache_save use that cache_fixture file (of --accounts)\n"
                 + "--emulator-url, --emulator-ca: silent_cache_hit, silent_refresh and silent_concurrent use the\n"
-                + "           emulator of `msal-bench --scenario emulator [--port N]` (its control_url and ca_file)"
+                + "           emulator of `msal-bench --scenario emulator [--port N]` (its control_url and ca_file)\n"
+                + "--cpu N: every thread on CPU N (transport_roundtrip: both clients pay the same wake-ups)"
         )
         exit(0)
     default:
@@ -49,6 +53,9 @@ while let argument = arguments.next() {
 }
 
 FileHandle.standardError.write(Data("\(NativeLibraries.curlVersion); \(NativeLibraries.openSSLVersion)\n".utf8))
+if let cpu {
+    try CPUPinning.pinProcess(to: cpu)
+}
 
 if only == "emulator" {
     try SharedEmulator.serve(port: port)
@@ -64,7 +71,7 @@ if let emulatorURL {
 }
 
 if only == nil || only == "transport_roundtrip" {
-    let results = try await TransportRoundTrip.run(runs: runs)
+    let results = try await TransportRoundTrip.run(runs: runs, cpu: cpu)
     for result in results { print(result.jsonLine()) }
     if results.count == 2, results[1].median > 0 {
         let ratio = Double(results[0].median) / Double(results[1].median)

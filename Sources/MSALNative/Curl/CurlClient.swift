@@ -174,9 +174,10 @@ private final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// A transfer in flight; owned by the driver.
+    /// A transfer in flight, or an idle one kept with its easy handle for the next request;
+    /// owned by the driver.
     private final class Transfer {
-        let id: UInt64
+        var id: UInt64
         let easy: CurlEasyHandle
         /// `nil` while the caller drives the transfer; set when it hands the transfer over.
         var slot: TransferSlot?
@@ -197,7 +198,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
     // Driver state.
     private var transfersByID: [UInt64: Transfer] = [:]
     private var transfersByHandle: [UnsafeMutableRawPointer: Transfer] = [:]
-    private var idleHandles: [CurlEasyHandle] = []
+    private var idleTransfers: [Transfer] = []
     /// The outcome of the transfer its caller drives, once finished.
     private var driverOutcome: (id: UInt64, outcome: TransferSlot.Outcome)?
 
@@ -345,7 +346,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
                 for id in Array(transfersByID.keys) {
                     finish(id: id, with: .failure(.cancelled))
                 }
-                idleHandles.removeAll()
+                idleTransfers.removeAll()
                 done.signal()
                 return
             }
@@ -360,20 +361,23 @@ private final class CurlMultiLoop: @unchecked Sendable {
     // MARK: Driver work
 
     private func start(_ submission: Submission) {
-        let easy: CurlEasyHandle
+        let transfer: Transfer
         do {
-            if let reused = idleHandles.popLast() {
-                easy = reused
+            if let reused = idleTransfers.popLast() {
+                transfer = reused
+                transfer.id = submission.id
+                transfer.slot = submission.slot
             } else {
-                easy = try CurlEasyHandle()
+                transfer = Transfer(id: submission.id, easy: try CurlEasyHandle(), slot: submission.slot)
             }
+            let easy = transfer.easy
             try easy.configure(for: submission.request, userData: Unmanaged.passUnretained(easy).toOpaque())
         } catch {
             inbox.withLock { $0.inFlight -= 1 }
             deliver(.failure(CurlError(code: 2, message: error.description)), id: submission.id, to: submission.slot)
             return
         }
-        let transfer = Transfer(id: submission.id, easy: easy, slot: submission.slot)
+        let easy = transfer.easy
         transfersByID[submission.id] = transfer
         transfersByHandle[easy.handle] = transfer
         curl_multi_add_handle(multi, easy.handle)
@@ -398,8 +402,10 @@ private final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_remove_handle(multi, transfer.easy.handle)
         inbox.withLock { $0.inFlight -= 1 }
         transfer.easy.responseBody = []
-        if idleHandles.count < 16 { idleHandles.append(transfer.easy) }
-        deliver(result, id: id, to: transfer.slot)
+        let slot = transfer.slot
+        transfer.slot = nil
+        if idleTransfers.count < 16 { idleTransfers.append(transfer) }
+        deliver(result, id: id, to: slot)
     }
 
     /// Completes the slot, or keeps the outcome for the caller driving the transfer.

@@ -20,7 +20,7 @@ final class CurlEasyHandle {
 
     /// Options that stay set on the handle between transfers, so a request like the previous one
     /// only sets its URL, headers and body.
-    private struct StandingOptions: Equatable {
+    private struct StandingOptions {
         var method: String
         var hasBody: Bool
         var caFile: String?
@@ -37,6 +37,13 @@ final class CurlEasyHandle {
             connectTimeout = request.connectTimeout
             timeout = request.timeout
             self.userData = userData
+        }
+
+        /// Whether `request` needs exactly these options (compared in place, without copies).
+        func fit(_ request: CurlRequest, hasBody: Bool, userData: UnsafeMutableRawPointer) -> Bool {
+            self.hasBody == hasBody && self.userData == userData && connectTimeout == request.connectTimeout
+                && timeout == request.timeout && method == request.method && caFile == request.caFile
+                && connectTo == request.connectTo
         }
     }
 
@@ -80,14 +87,13 @@ final class CurlEasyHandle {
     func configure(for request: CurlRequest, userData: UnsafeMutableRawPointer) throws(NativeError) {
         // A POST always sends a body (possibly empty); without one curl would read stdin.
         let body = request.body ?? (request.method == "POST" ? [] : nil)
-        let standing = StandingOptions(request, hasBody: body != nil, userData: userData)
         errorBuffer[0] = 0
         responseBody.removeAll(keepingCapacity: true)
         responseHeaders.removeAll(keepingCapacity: true)
-        if standing != standingOptions {
+        if standingOptions?.fit(request, hasBody: body != nil, userData: userData) != true {
             if standingOptions != nil { reset() }
             try setStandingOptions(for: request, body: body, userData: userData)
-            standingOptions = standing
+            standingOptions = StandingOptions(request, hasBody: body != nil, userData: userData)
         }
         if request.url != lastURL {
             lastURL = nil
@@ -131,16 +137,41 @@ final class CurlEasyHandle {
             last.pointee.next = nil
             curl_slist_free_all(tail)
         }
-        headersInList.removeSubrange(kept...)
+        headersInList = headers
         for header in headers[kept...] {
-            guard let node = curl_slist_append(nil, "\(header.name): \(header.value)") else {
+            guard let node = Self.appendLine(header) else {
+                _ = cmsal_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, nil)
+                headerList = nil
+                headersInList = []
+                curl_slist_free_all(head)
                 throw NativeError(function: "curl_slist_append", reason: "out of memory")
             }
             last.pointee.next = node
             last = node
-            headersInList.append(header)
         }
         try set(CURLOPT_HTTPHEADER, pointer: UnsafeRawPointer(head))
+    }
+
+    /// A one-node list holding `name: value`, built in a stack buffer (curl copies it).
+    private static func appendLine(_ header: (name: String, value: String)) -> UnsafeMutablePointer<curl_slist>? {
+        let name = header.name.utf8
+        let value = header.value.utf8
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: name.count + value.count + 3) { line in
+            var position = 0
+            func append(_ bytes: String.UTF8View) {
+                for byte in bytes {
+                    line[position] = CChar(bitPattern: byte)
+                    position += 1
+                }
+            }
+            append(name)
+            line[position] = CChar(bitPattern: UInt8(ascii: ":"))
+            line[position + 1] = CChar(bitPattern: UInt8(ascii: " "))
+            position += 2
+            append(value)
+            line[position] = 0
+            return curl_slist_append(nil, line.baseAddress!)
+        }
     }
 
     private func setStandingOptions(
