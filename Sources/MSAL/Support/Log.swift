@@ -140,6 +140,12 @@ enum Log {
         sink.callback(level, prefix + rendered.text, rendered.containsPII)
     }
 
+    /// Whether a message of `level` would be delivered now, for work done only to log
+    /// (timing a request, say).
+    static func isEnabled(_ level: MSALLogLevel) -> Bool {
+        MSALGlobalConfig.loggerConfig.sink(for: level) != nil
+    }
+
     /// A failure the app will see or that loses data.
     static func error(_ message: @autoclosure () -> LogMessage, correlationId: UUID? = nil) {
         write(.error, message(), correlationId: correlationId)

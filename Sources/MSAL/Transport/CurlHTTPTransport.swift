@@ -59,7 +59,8 @@ final class CurlHTTPTransport: HTTPTransport {
         while true {
             Log.verbose(
                 "Sending \(request.method.rawValue) \(redacting: request.url)", correlationId: request.correlationId)
-            let start = ContinuousClock.now
+            // Timed only for the verbose log line.
+            let start = Log.isEnabled(.verbose) ? ContinuousClock.now : nil
             let outcome: Result<CurlResponse, CurlError>
             do {
                 outcome = .success(try await client.perform(curlRequest))
@@ -68,11 +69,12 @@ final class CurlHTTPTransport: HTTPTransport {
             }
             switch outcome {
             case .success(let response):
-                let elapsed = ContinuousClock.now - start
-                Log.verbose(
-                    "Received HTTP \(response.status) for \(target) in \(elapsed.milliseconds) ms",
-                    correlationId: request.correlationId
-                )
+                if let start {
+                    Log.verbose(
+                        "Received HTTP \(response.status) for \(target) in \((ContinuousClock.now - start).milliseconds) ms",
+                        correlationId: request.correlationId
+                    )
+                }
                 if let delay = policy.delay(afterStatus: response.status, retriesSoFar: retries) {
                     Log.warning(
                         "HTTP \(response.status) from \(target); retrying in \(delay) s",

@@ -12,6 +12,8 @@ final class CurlEasyHandle {
     private var lastURL: String?
     private var connectToList: UnsafeMutablePointer<curl_slist>?
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The request body curl sends (`CURLOPT_POSTFIELDS` points here), reused between requests.
+    private var bodyBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var responseBody: [UInt8] = []
     var responseHeaders: [(name: String, value: String)] = []
     /// The options of the last ``configure(for:userData:)`` that do not change from one request
@@ -63,6 +65,7 @@ final class CurlEasyHandle {
         if let headerList { curl_slist_free_all(headerList) }
         if let connectToList { curl_slist_free_all(connectToList) }
         errorBuffer.deallocate()
+        bodyBuffer.deallocate()
     }
 
     /// Resets the handle for a new transfer, keeping its connection and DNS caches.
@@ -101,13 +104,14 @@ final class CurlEasyHandle {
             lastURL = request.url
         }
         if let body {
-            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
-            // COPYPOSTFIELDS copies the bytes, so the array may go away after this call.
-            let code = body.withUnsafeBytes { bytes in
-                cmsal_easy_setopt_ptr(
-                    handle, CURLOPT_COPYPOSTFIELDS, bytes.baseAddress ?? UnsafeRawPointer(errorBuffer))
+            // The bytes go into the handle's own buffer, which outlives the transfer.
+            if bodyBuffer.count < max(body.count, 1) {
+                bodyBuffer.deallocate()
+                bodyBuffer = .allocate(byteCount: max(body.count, 256), alignment: 8)
             }
-            try check(code, "CURLOPT_COPYPOSTFIELDS")
+            body.withUnsafeBytes { bodyBuffer.copyMemory(from: $0) }
+            try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+            try set(CURLOPT_POSTFIELDS, pointer: UnsafeRawPointer(bodyBuffer.baseAddress))
         }
         try updateHeaderList(to: request.headers)
     }
