@@ -1,0 +1,68 @@
+import XCTest
+
+@testable import MSAL
+
+/// The key matcher decides whether an entry's key can be written back as read; its fast path
+/// (memcmp, then a word-wise check for upper case and non-ASCII) must agree with building the key.
+final class CacheKeyMatcherTests: XCTestCase {
+    private func matches(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
+        var key = key
+        return key.withUTF8 { bytes in
+            var matcher = CacheKeyMatcher(bytes)
+            for (index, component) in components.enumerated() {
+                if index > 0 { matcher.dash() }
+                matcher.add(component, lowercase: lowercase)
+            }
+            return matcher.matchedAll
+        }
+    }
+
+    private func built(_ components: [String?], lowercase: Bool = true) -> String {
+        var builder = CacheKeyBuilder()
+        for (index, component) in components.enumerated() {
+            if index > 0 { builder.dash() }
+            builder.add(component, lowercase: lowercase)
+        }
+        return builder.string
+    }
+
+    func testMatcherAgreesWithTheBuilder() {
+        let componentSets: [[String?]] = [
+            ["uid.utid", "login.microsoftonline.com", "client", "https://graph.microsoft.com/user.read openid"],
+            ["UID.UTID", "Login.MicrosoftOnline.com", "client", "openid"],
+            ["uid", "ÉTÉ.example", "client"],
+            ["a-very-long-component-without-any-upper-case-letters-0123456789", "x"],
+            ["a-very-long-component-with-one-Upper-case-letter-far-into-it-0123", "x"],
+            ["", "empty-first"],
+            ["@[`{", "punctuation-around-letters"],
+        ]
+        for components in componentSets {
+            for lowercase in [true, false] {
+                let key = built(components, lowercase: lowercase)
+                XCTAssertTrue(matches(key, components, lowercase: lowercase), "\(components) \(lowercase)")
+                // The key as the components spell it matches only if building changes nothing.
+                let verbatim = built(components, lowercase: false)
+                XCTAssertEqual(
+                    matches(verbatim, components, lowercase: lowercase), verbatim == key, "\(components) \(lowercase)")
+                XCTAssertFalse(matches(key + "x", components, lowercase: lowercase))
+                XCTAssertFalse(matches(String(key.dropLast()), components, lowercase: lowercase))
+            }
+        }
+    }
+
+    func testWordWiseCheckAgreesWithAByteLoopForEveryByteAtEveryPosition() {
+        func reference(_ bytes: [UInt8]) -> Bool {
+            bytes.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
+        }
+        for length in [1, 7, 8, 9, 16, 17] {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = UInt8(value)
+                    let fast = bytes.withUnsafeBufferPointer { CacheKeyMatcher.isASCIIWithoutUppercase($0) }
+                    XCTAssertEqual(fast, reference(bytes), "byte \(value) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+}
