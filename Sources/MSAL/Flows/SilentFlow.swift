@@ -39,13 +39,9 @@ struct SilentFlow {
         let decision = SilentTokenDecision.decide(
             status: lookup.status, skipCache: request.forceRefresh || request.claims != nil,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
-        if case .returnCached = decision, let token = lookup.token, let parts = lookup.resultParts {
+        if case .returnCached = decision, let hit = lookup.hit {
             Log.info("Returning a cached access token", correlationId: correlationId)
-            return ResultBuilder(context: context).result(
-                account: parts.account, idToken: parts.idToken, homeAccountId: homeAccountId, resolved: resolved,
-                realm: realm, accessToken: token.secret, scopes: context.scopes(ofTarget: token.target),
-                expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: false,
-                correlationId: correlationId)
+            return result(of: hit, homeAccountId: homeAccountId, resolved: resolved, realm: realm, correlationId)
         }
         guard case .refresh(let fallback) = decision else {
             return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
@@ -77,15 +73,24 @@ struct SilentFlow {
         return ResultBuilder.account(summary)
     }
 
-    /// The cached access token for the request and its status, in one cache read; when it can be
-    /// returned as it is, also what the result needs (account object and id token).
+    /// What a cached access token that can be returned as it is gives the result, read in the
+    /// same cache read as the token.
+    private struct CacheHit {
+        var secret: String
+        var target: String
+        var expiresOn: Int64?
+        var account: MSALAccount?
+        var idToken: String?
+    }
+
+    /// The cached access token for the request and its status, in one cache read: when it can be
+    /// returned as it is, only what the result needs (`hit`; the entry is not copied out of the
+    /// store, a copy costing more than the rest of a hit), else the token itself (`token`), for
+    /// the refresh and its fallbacks.
     private func cachedToken(
         homeAccountId: String, resolved: ResolvedAuthority, realm: String, scopes: OrderedScopes,
         skipCache: Bool = false
-    ) throws -> (
-        token: CacheAccessToken?, status: AccessTokenStatus?,
-        resultParts: (account: MSALAccount?, idToken: String?)?
-    ) {
+    ) throws -> (hit: CacheHit?, token: CacheAccessToken?, status: AccessTokenStatus?) {
         let clientId = context.clientId
         let now = Int64(context.now().timeIntervalSince1970)
         let buffer = Int64(context.tokenExpirationBuffer)
@@ -97,21 +102,42 @@ struct SilentFlow {
             }
             // B2C tokens written by MSAL Python are under the tenant named in the authority's path
             // (its token endpoint's first segment), ours under the tenant id: look in both.
-            var found = store.accessToken(
+            var found = store.accessTokenIndex(
                 homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
                 clientId: clientId, scopes: wanted)
             if found == nil, case .b2c(let tenant?, _, _) = resolved.authority.kind, tenant.lowercased() != realm {
-                found = store.accessToken(
+                found = store.accessTokenIndex(
                     homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments,
                     realm: tenant.lowercased(), clientId: clientId, scopes: wanted)
             }
-            guard let token = found else { return (nil, nil, nil) }
-            let status = AccessTokenStatus(token, now: now, buffer: buffer)
-            guard !skipCache, status == .valid(refreshNeeded: false) else { return (token, status, nil) }
+            guard let index = found else { return (nil, nil, nil) }
+            let status = AccessTokenStatus(store.contents.accessTokens[index], now: now, buffer: buffer)
+            guard !skipCache, status == .valid(refreshNeeded: false) else {
+                // A secret the file no longer holds is a miss.
+                guard let token = store.contents.accessTokens[index].withSecretInMemory() else {
+                    return (nil, nil, nil)
+                }
+                return (nil, token, status)
+            }
+            guard let secret = store.contents.accessTokens[index].secretValue.resolved else { return (nil, nil, nil) }
             let parts = builder.parts(
                 &store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
-            return (token, status, parts)
+            let hit = CacheHit(
+                secret: secret, target: store.contents.accessTokens[index].target,
+                expiresOn: store.contents.accessTokens[index].expiresOn, account: parts.account,
+                idToken: parts.idToken)
+            return (hit, nil, status)
         }
+    }
+
+    private func result(
+        of hit: CacheHit, homeAccountId: String, resolved: ResolvedAuthority, realm: String, _ correlationId: UUID
+    ) -> MSALResult {
+        ResultBuilder(context: context).result(
+            account: hit.account, idToken: hit.idToken, homeAccountId: homeAccountId, resolved: resolved,
+            realm: realm, accessToken: hit.secret, scopes: context.scopes(ofTarget: hit.target),
+            expiresOn: hit.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: false,
+            correlationId: correlationId)
     }
 
     private func result(
@@ -179,15 +205,10 @@ struct SilentFlow {
         // token that is now good is returned without a request.
         if !request.forceRefresh, request.claims == nil,
             let fresh = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
-                .token,
-            fresh.secret != cached?.token.secret,
-            AccessTokenStatus(
-                fresh, now: Int64(context.now().timeIntervalSince1970), buffer: Int64(context.tokenExpirationBuffer))
-                == .valid(refreshNeeded: false)
+                .hit,
+            fresh.secret != cached?.token.secret
         {
-            return try result(
-                for: fresh, homeAccountId: homeAccountId, resolved: resolved, realm: realm, extended: false,
-                correlationId: correlationId)
+            return result(of: fresh, homeAccountId: homeAccountId, resolved: resolved, realm: realm, correlationId)
         }
         let (appToken, familyToken) = try context.cache.read { store in
             let familyId = store.familyId(environments: environments, clientId: clientId)

@@ -14,7 +14,7 @@ enum AccessTokenStatus: Equatable, Sendable {
     ///
     /// Expired iff `expires_on < now + buffer` or `cached_at > now`. A token without
     /// `expires_on` is expired.
-    init(_ token: CacheAccessToken, now: Int64, buffer: Int64) {
+    init(_ token: borrowing CacheAccessToken, now: Int64, buffer: Int64) {
         let cachedInFuture = (token.cachedAt ?? 0) > now
         guard let expiresOn = token.expiresOn, expiresOn >= now + buffer, !cachedInFuture else {
             if !cachedInFuture, let extended = token.extendedExpiresOn, extended > now {

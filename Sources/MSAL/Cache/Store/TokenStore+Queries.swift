@@ -10,21 +10,42 @@ extension TokenStore {
         homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
         tokenType: String? = nil
     ) -> CacheAccessToken? {
+        accessTokenIndex(
+            homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId, scopes: scopes,
+            tokenType: tokenType
+        ).flatMap { contents.accessTokens[$0].withSecretInMemory() }
+    }
+
+    /// Where in ``CacheContents/accessTokens`` the token ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)``
+    /// returns is (whether or not the file still holds its secret).
+    func accessTokenIndex(
+        homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
+        tokenType: String? = nil
+    ) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         let wantedType = tokenType.map { CacheScopes.normalizedTokenType($0) }
-        for environment in environments {
-            var best: CacheAccessToken?
-            for ref in bucket.refs where ref.kind == .accessToken {
-                let token = contents.accessTokens[Int(ref.slot)]
-                guard token.environment == environment, token.clientId == clientId, token.realm == realm,
-                    CacheScopes.target(token.target, contains: scopes)
-                else { continue }
-                if let wantedType, CacheScopes.normalizedTokenType(token.tokenType) != wantedType { continue }
-                if best == nil || (token.expiresOn ?? 0) > (best?.expiresOn ?? 0) { best = token }
+        // Candidates are compared where they are stored, not copied out (a copy retains and
+        // releases every field).
+        return contents.accessTokens.withUnsafeBufferPointer { tokens -> Int? in
+            for environment in environments {
+                var best: Int?
+                for ref in bucket.refs where ref.kind == .accessToken {
+                    let slot = Int(ref.slot)
+                    guard tokens[slot].environment == environment, tokens[slot].clientId == clientId,
+                        tokens[slot].realm == realm, CacheScopes.target(tokens[slot].target, contains: scopes)
+                    else { continue }
+                    if let wantedType, CacheScopes.normalizedTokenType(tokens[slot].tokenType) != wantedType {
+                        continue
+                    }
+                    if let current = best, (tokens[slot].expiresOn ?? 0) <= (tokens[current].expiresOn ?? 0) {
+                        continue
+                    }
+                    best = slot
+                }
+                if let best { return best }
             }
-            if let best { return best.withSecretInMemory() }
+            return nil
         }
-        return nil
     }
 
     /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
