@@ -4,8 +4,9 @@ import MSALNative
 /// The token cache an application uses: the indexed ``TokenStore`` guarded by a lock, kept in
 /// step with its storage (file, memory or the app's storage).
 ///
-/// - ``read(_:)`` serves from memory; with a file it first compares the file's fingerprint
-///   (one `stat`), and re-reads the file only when another process replaced it.
+/// - ``read(_:)`` serves from memory; with a file it first asks the file's inotify watch
+///   whether anything happened to it, then (when something did, or once a second) compares its
+///   fingerprint (one `stat`), and re-reads the file only when another process changed it.
 /// - ``modify(_:)`` is one read-modify-write: it holds the cross-process file lock, re-reads
 ///   the file if it changed, applies the change, and writes the file atomically. Two processes saving concurrently therefore never lose each other's tokens.
 ///
@@ -15,6 +16,9 @@ final class TokenCache: Sendable {
         var store = TokenStore()
         var loaded = false
         var fingerprint: FileFingerprint?
+        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made before
+        /// each load, so no change after the load can be missed.
+        var watch: CacheFileWatch?
         /// Changes whenever the contents may have changed (a reload or a modification), so callers
         /// can keep values derived from the store until then.
         var generation: UInt64 = 0
@@ -83,6 +87,7 @@ final class TokenCache: Sendable {
                     return try body(&state.store)
                 case .file(let file):
                     try file.prepareFolder()
+                    watchIfNeeded(file, &state)
                     let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
                     defer { withExtendedLifetime(lock) {} }
                     if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
@@ -124,6 +129,7 @@ final class TokenCache: Sendable {
             case .memory:
                 state.loaded = true
             case .file(let file):
+                if state.loaded, let watch = state.watch, watch.isQuiet() { return }
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
                 if current == nil {
@@ -148,11 +154,19 @@ final class TokenCache: Sendable {
     }
 
     private func reload(_ file: CacheFile, _ state: inout State) throws {
+        watchIfNeeded(file, &state)
         let (contents, fingerprint) = try file.load()
         state.store = TokenStore(contents)
         state.fingerprint = fingerprint
         state.loaded = true
         state.generation &+= 1
+    }
+
+    /// Makes the file's watch when there is none (or the old one broke). Before a load or a
+    /// save: a change made after this is queued on the watch.
+    private func watchIfNeeded(_ file: CacheFile, _ state: inout State) {
+        if state.watch?.broken == true { state.watch = nil }
+        if state.watch == nil { state.watch = CacheFileWatch(path: file.path) }
     }
 
     private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {
