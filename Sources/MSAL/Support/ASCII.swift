@@ -42,3 +42,14 @@ enum ASCII {
         byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte)
     }
 }
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes: in place for a native string (no copy, and no
+    /// retain of the storage as `var copy = string; copy.withUTF8` costs), copied otherwise.
+    @inline(__always)
+    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = self
+        return try copy.withUTF8(body)
+    }
+}

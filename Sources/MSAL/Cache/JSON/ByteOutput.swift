@@ -94,15 +94,13 @@ final class ByteOutput {
 
     /// Appends the bytes of `string` as they are (no quotes, no escaping).
     func appendRaw(_ string: String) {
-        var string = string
-        string.withUTF8 { append($0) }
+        string.withUTF8Bytes { append($0) }
     }
 
     /// Appends `string` as a JSON string literal.
     @inline(__always)
     func appendQuoted(_ string: String) {
-        var string = string
-        string.withUTF8 { appendQuoted($0) }
+        string.withUTF8Bytes { appendQuoted($0) }
     }
 
     func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>) {

@@ -92,14 +92,13 @@ struct StringInterner {
         _ cursor: JSONByteCursor, _ start: Int, _ end: Int, slot: Int
     ) -> String {
         let length = end - start
-        var previous = last[slot]
-        let same = previous.withUTF8 { bytes in
+        let same = last[slot].withUTF8Bytes { bytes in
             bytes.count == length && (length == 0 || memcmpEqual(bytes.baseAddress!, cursor.base + start, length))
         }
-        if same { return previous }
-        previous = String(decoding: UnsafeBufferPointer(start: cursor.base + start, count: length), as: UTF8.self)
-        last[slot] = previous
-        return previous
+        if same { return last[slot] }
+        let next = String(decoding: UnsafeBufferPointer(start: cursor.base + start, count: length), as: UTF8.self)
+        last[slot] = next
+        return next
     }
 }
 

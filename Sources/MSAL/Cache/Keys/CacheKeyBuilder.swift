@@ -33,8 +33,8 @@ struct CacheKeyMatcher: CacheKeySink {
     }
 
     mutating func add(_ component: String?, lowercase: Bool) {
-        guard matches, var component else { return }
-        let ascii = component.withUTF8 { source -> Bool in
+        guard matches, let component else { return }
+        let ascii = component.withUTF8Bytes { source -> Bool in
             guard position + source.count <= count else {
                 matches = false
                 return true
@@ -128,9 +128,9 @@ struct CacheKeyBuilder: CacheKeySink {
 
     /// Appends a component, lowercased (ASCII fast path; full Unicode lowercasing otherwise).
     mutating func add(_ component: String?, lowercase: Bool) {
-        guard var component else { return }
+        guard let component else { return }
         let start = bytes.count
-        let ascii = component.withUTF8 { source -> Bool in
+        let ascii = component.withUTF8Bytes { source -> Bool in
             bytes.append(contentsOf: source)
             // Most components have nothing to lowercase: a word-wise check instead of a byte loop.
             if !lowercase || CacheKeyMatcher.isASCIIWithoutUppercase(source) {
