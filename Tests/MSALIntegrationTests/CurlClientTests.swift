@@ -94,7 +94,9 @@ final class CurlClientTests: XCTestCase {
     func testRequestsArrivingWhileACallerDrivesAllComplete() async throws {
         let server = try makeEchoServer(delay: 0.02)
         defer { server.stop() }
-        let client = try CurlClient()
+        // A generous budget, so that below a lone request is driven by its caller even when
+        // the machine is slow (sanitizers).
+        let client = try CurlClient(limits: .init(callerDrivesFor: .seconds(1)))
         let template = request(server, "p", method: "POST")
         try await withThrowingTaskGroup(of: (Int, String).self) { group in
             for index in 0..<40 {
@@ -112,10 +114,18 @@ final class CurlClientTests: XCTestCase {
             }
             XCTAssertEqual(answered, 40)
         }
-        // Lone requests after the burst are driven by their callers again and still answered.
+        // The loop thread goes back to sleep once the burst is over (it does not keep polling).
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !client.isIdle, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        XCTAssertTrue(client.isIdle, "the loop thread did not park after the burst")
+        // Lone requests after the burst are driven by their callers again: the loop thread
+        // stays asleep.
         for _ in 0..<5 {
             let status = try await client.perform(request(server, "after")).status
             XCTAssertEqual(status, 200)
+            XCTAssertTrue(client.isIdle, "a lone request was not driven by its caller")
         }
     }
 

@@ -72,7 +72,8 @@ package final class CurlClient: Sendable {
         return try result.get()
     }
 
-    /// Whether the loop thread is asleep with nothing to do (for tests).
+    /// Whether nothing is in flight and the loop thread sleeps (tests check that it parks, and
+    /// that a lone request never woke it).
     package var isIdle: Bool { loop.isIdle }
 }
 
