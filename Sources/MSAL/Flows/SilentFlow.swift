@@ -227,7 +227,11 @@ struct SilentFlow {
                 statusCode: nil, isNetworkFailure: false)
         }
         do {
-            return try await redeem(first, usedFamily: appToken == nil, request, account, resolved, scopes, claims)
+            // The app's own refresh token is a family one too when it carries a family id (the
+            // unified cache keeps one entry where MSAL for iOS keeps two): `client_mismatch` for
+            // it takes the app out of the family as well.
+            let usedFamily = appToken == nil || !(first.familyId ?? "").isEmpty
+            return try await redeem(first, usedFamily: usedFamily, request, account, resolved, scopes, claims)
         } catch let failure as RefreshFailure {
             // An app refresh token the server refuses for a reason the user could fix: try the
             // family's, when it is another token.

@@ -29,6 +29,16 @@ final class ApplicationOptionsTests: XCTestCase {
     }
 
     func testFamilyRefreshTokenSignsInASiblingAppAndClientMismatchLeavesTheFamily() async throws {
+        try await familySiblingThenClientMismatch(siblingTokenIsNewer: false)
+    }
+
+    /// The sibling's own refresh token, stored later (another second), is then the newest family
+    /// token too: it is the only one tried, and its `client_mismatch` still leaves the family.
+    func testClientMismatchOnTheAppsOwnFamilyTokenLeavesTheFamilyToo() async throws {
+        try await familySiblingThenClientMismatch(siblingTokenIsNewer: true)
+    }
+
+    private func familySiblingThenClientMismatch(siblingTokenIsNewer: Bool) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-foci-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("cache.json")
@@ -41,6 +51,7 @@ final class ApplicationOptionsTests: XCTestCase {
         let one = try app(.familyAppOne)
         _ = try await one.signIn()
         let two = try app(.familyAppTwo)
+        if siblingTokenIsNewer { two.advance(by: 5) }
         let account = try XCTUnwrap(try two.application.allAccounts().first, "signed in through the family token")
         let sibling = try await two.application.acquireTokenSilent(
             with: MSALSilentTokenParameters(scopes: ["User.Read"], account: account))
