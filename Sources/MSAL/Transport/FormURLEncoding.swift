@@ -20,10 +20,10 @@ enum FormURLEncoding {
                     buffer[count] = UInt8(ascii: "&")
                     count += 1
                 }
-                count = withUTF8(of: parameter.name) { write($0, to: buffer, at: count) }
+                count = parameter.name.withUTF8Bytes { write($0, to: buffer, at: count) }
                 buffer[count] = UInt8(ascii: "=")
                 count += 1
-                count = withUTF8(of: parameter.value) { write($0, to: buffer, at: count) }
+                count = parameter.value.withUTF8Bytes { write($0, to: buffer, at: count) }
             }
         }
     }
@@ -54,13 +54,6 @@ enum FormURLEncoding {
         }
     }
 
-    /// Calls `body` with the string's UTF-8 bytes, contiguous (a native string already is; a
-    /// bridged one is copied).
-    private static func withUTF8<Result>(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        var string = string
-        return string.withUTF8(body)
-    }
-
     /// Writes `bytes` encoded into `buffer` from `start` on; returns the position after them.
     /// Runs of unreserved bytes (all of a typical token) are copied at once.
     private static func write(
@@ -83,7 +76,8 @@ enum FormURLEncoding {
                 }
                 while runEnd < bytes.count, isUnreserved[Int(bytes[runEnd])] == 1 { runEnd &+= 1 }
                 if runEnd > index {
-                    (buffer.baseAddress! + position).update(from: bytes.baseAddress! + index, count: runEnd &- index)
+                    (buffer.baseAddress! + position).initialize(
+                        from: bytes.baseAddress! + index, count: runEnd &- index)
                     position &+= runEnd &- index
                     index = runEnd
                     continue

@@ -40,4 +40,44 @@ final class FormURLEncodingTests: XCTestCase {
         XCTAssertNil(FormURLEncoding.decode("a=%zz"))
         XCTAssertNil(FormURLEncoding.decode("a=%ff%fe"))
     }
+
+    /// The encoder copies runs of unreserved bytes eight at a time; a plain byte-by-byte encoder
+    /// must agree for escapes at every position around those steps.
+    func testAgreesWithAByteByByteEncoderAtEveryPosition() {
+        func reference(_ string: String) -> String {
+            var output = ""
+            for byte in string.utf8 {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "_"):
+                    output.unicodeScalars.append(Unicode.Scalar(byte))
+                case UInt8(ascii: " "):
+                    output += "+"
+                default:
+                    output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                }
+            }
+            return output
+        }
+        let specials = [" ", "+", "%", "&", "=", "/", "é", "\u{0}", "~", "\u{7F}"]
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 31] {
+            for position in 0..<max(length, 1) {
+                for special in specials {
+                    var characters = Array(repeating: "r", count: length)
+                    if length > 0 { characters[position] = special }
+                    let value = characters.joined()
+                    XCTAssertEqual(
+                        FormURLEncoding.encode([("refresh_token", value)]), "refresh_token=" + reference(value),
+                        "\(special) at \(position) of \(length)")
+                }
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
 }
