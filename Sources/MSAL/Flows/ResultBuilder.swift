@@ -30,19 +30,32 @@ struct ResultBuilder {
         _ store: inout TokenStore, generation: UInt64, homeAccountId: String, resolved: ResolvedAuthority, realm: String
     ) -> (account: MSALAccount?, idToken: String?) {
         let clientId = context.clientId
-        let idToken = store.idToken(
-            homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
-            clientId: clientId)
-        if let known = context.accounts.withLock({ $0[homeAccountId] }), known.generation == generation {
-            return (known.account, idToken?.secret)
+        let environments = resolved.cacheLookupEnvironments
+        let known = context.accounts.withLock { $0[homeAccountId] }
+        if let known, known.generation == generation, let idToken = known.idToken,
+            idToken.realm == realm, idToken.environments == environments
+        {
+            return (known.account, idToken.secret)
         }
-        let summary = store.accounts(
-            clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
-            query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
-        ).first
-        let account = summary.map(Self.account)
-        if let account { context.accounts.withLock { $0[homeAccountId] = (generation, account) } }
-        return (account, idToken?.secret)
+        let idToken = store.idTokenSecret(
+            homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
+        let account: MSALAccount?
+        if let known, known.generation == generation {
+            account = known.account
+        } else {
+            let summary = store.accounts(
+                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
+                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
+            ).first
+            account = summary.map(Self.account)
+        }
+        if let account {
+            let memo = ResultPartsMemo(
+                generation: generation, account: account,
+                idToken: (realm: realm, environments: environments, secret: idToken))
+            context.accounts.withLock { $0[homeAccountId] = memo }
+        }
+        return (account, idToken)
     }
 
     /// The result for the tokens just returned or found in the cache.
@@ -81,4 +94,12 @@ struct ResultBuilder {
             scopes: scopes, tenantProfile: profile, account: account,
             authority: resolved.publicAuthority, correlationId: correlationId)
     }
+}
+
+/// What a cache hit's result needs besides the token, kept per home account until the cache
+/// changes (its generation): the account object, and the id token of the last realm asked for.
+struct ResultPartsMemo: Sendable {
+    var generation: UInt64
+    var account: MSALAccount
+    var idToken: (realm: String, environments: [String], secret: String?)?
 }

@@ -39,6 +39,19 @@ final class SilentFlowRulesTests: XCTestCase {
         XCTAssertEqual(byHint.accessToken, forced.accessToken)
     }
 
+    /// A cache hit returns the id token cached now, not one remembered from an earlier hit.
+    func testCacheHitsReturnTheCurrentIdToken() async throws {
+        let first = try await app.signIn()
+        let hit = try await silent(first.account)
+        XCTAssertEqual(hit.idToken, first.idToken)
+        app.advance(by: 60)
+        let forced = try await silent(first.account, force: true)
+        XCTAssertNotEqual(forced.idToken, first.idToken, "the refresh brought a new id token")
+        let next = try await silent(first.account)
+        XCTAssertEqual(next.accessToken, forced.accessToken)
+        XCTAssertEqual(next.idToken, forced.idToken)
+    }
+
     func testRevokedRefreshTokenNeedsInteractionAndBadTokenDeletesIt() async throws {
         let first = try await app.signIn()
         app.advance(by: 3600)

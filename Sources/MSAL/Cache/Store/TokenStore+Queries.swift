@@ -94,6 +94,25 @@ extension TokenStore {
         return nil
     }
 
+    /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``, read where the
+    /// entry is stored (not copied out).
+    func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        return contents.idTokens.withUnsafeBufferPointer { tokens -> String? in
+            for environment in environments {
+                for ref in bucket.refs where ref.kind == .idToken {
+                    let slot = Int(ref.slot)
+                    if tokens[slot].environment == environment && tokens[slot].realm == realm
+                        && tokens[slot].clientId == clientId
+                    {
+                        return tokens[slot].secretValue.resolved
+                    }
+                }
+            }
+            return nil
+        }
+    }
+
     func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         for environment in environments {
