@@ -6,10 +6,8 @@ enum ASCII {
     /// Whether `a` and `b` are equal when ASCII letters are compared without case.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a
-        var b = b
-        return a.withUTF8 { left in
-            b.withUTF8 { right in
+        return a.withUTF8Bytes { left in
+            b.withUTF8Bytes { right in
                 for index in 0..<left.count where left[index] != right[index] {
                     let x = left[index]
                     let y = right[index]
@@ -20,6 +18,29 @@ enum ASCII {
                 return true
             }
         }
+    }
+
+    /// Whether every byte is ASCII and none is an upper-case letter, eight bytes at a time.
+    static func isASCIIWithoutUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & high != 0 { return false }
+            // For bytes below 0x80 no sum carries into the next byte: b + 0x3F sets the high bit
+            // from "A" (0x41) up, b + 0x25 from "[" (0x5B) up.
+            if (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = base[index]
+            if byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) { return false }
+            index += 1
+        }
+        return true
     }
 
     /// `text` without leading and trailing whitespace and newlines, as

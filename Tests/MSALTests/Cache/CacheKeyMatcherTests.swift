@@ -3,7 +3,7 @@ import XCTest
 @testable import MSAL
 
 /// The key matcher decides whether an entry's key can be written back as read; its fast path
-/// (memcmp, then a word-wise check for upper case and non-ASCII) must agree with building the key.
+/// (memcmp, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
 final class CacheKeyMatcherTests: XCTestCase {
     private func matches(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
         var key = key
@@ -46,22 +46,6 @@ final class CacheKeyMatcherTests: XCTestCase {
                     matches(verbatim, components, lowercase: lowercase), verbatim == key, "\(components) \(lowercase)")
                 XCTAssertFalse(matches(key + "x", components, lowercase: lowercase))
                 XCTAssertFalse(matches(String(key.dropLast()), components, lowercase: lowercase))
-            }
-        }
-    }
-
-    func testWordWiseCheckAgreesWithAByteLoopForEveryByteAtEveryPosition() {
-        func reference(_ bytes: [UInt8]) -> Bool {
-            bytes.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
-        }
-        for length in [1, 7, 8, 9, 16, 17] {
-            for position in 0..<length {
-                for value in 0...255 {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-                    bytes[position] = UInt8(value)
-                    let fast = bytes.withUnsafeBufferPointer { CacheKeyMatcher.isASCIIWithoutUppercase($0) }
-                    XCTAssertEqual(fast, reference(bytes), "byte \(value) at \(position) of \(length)")
-                }
             }
         }
     }

@@ -35,4 +35,20 @@ final class ASCIITests: XCTestCase {
         }
         XCTAssertThrowsError(try ClientInfo(raw: "==="))
     }
+
+    func testWordWiseCheckAgreesWithAByteLoopForEveryByteAtEveryPosition() {
+        func reference(_ bytes: [UInt8]) -> Bool {
+            bytes.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
+        }
+        for length in [1, 7, 8, 9, 16, 17] {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = UInt8(value)
+                    let fast = bytes.withUnsafeBufferPointer { ASCII.isASCIIWithoutUppercase($0) }
+                    XCTAssertEqual(fast, reference(bytes), "byte \(value) at \(position) of \(length)")
+                }
+            }
+        }
+    }
 }

@@ -42,7 +42,7 @@ struct CacheKeyMatcher: CacheKeySink {
             // The common case: the key already holds the component as it is, and the component
             // has nothing to lowercase. One memcmp and a word-wise scan instead of a byte loop.
             if let start = source.baseAddress, memcmpEqual(start, base + position, source.count),
-                !lowercase || Self.isASCIIWithoutUppercase(source)
+                !lowercase || ASCII.isASCIIWithoutUppercase(source)
             {
                 position += source.count
                 return true
@@ -68,29 +68,6 @@ struct CacheKeyMatcher: CacheKeySink {
             }
             position += lowered.count
         }
-    }
-
-    /// Whether every byte is ASCII and none is an upper-case letter, eight bytes at a time.
-    static func isASCIIWithoutUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if word & high != 0 { return false }
-            // For bytes below 0x80 no sum carries into the next byte: b + 0x3F sets the high bit
-            // from "A" (0x41) up, b + 0x25 from "[" (0x5B) up.
-            if (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high != 0 { return false }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = base[index]
-            if byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) { return false }
-            index += 1
-        }
-        return true
     }
 
     mutating func add(_ literal: StaticString) {
@@ -133,7 +110,7 @@ struct CacheKeyBuilder: CacheKeySink {
         let ascii = component.withUTF8Bytes { source -> Bool in
             bytes.append(contentsOf: source)
             // Most components have nothing to lowercase: a word-wise check instead of a byte loop.
-            if !lowercase || CacheKeyMatcher.isASCIIWithoutUppercase(source) {
+            if !lowercase || ASCII.isASCIIWithoutUppercase(source) {
                 return lowercase || source.allSatisfy { $0 < 0x80 }
             }
             return bytes.withUnsafeMutableBufferPointer { buffer in

@@ -82,30 +82,28 @@ extension TokenStore {
     }
 
     func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> CacheIdToken? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        for environment in environments {
-            for ref in bucket.refs where ref.kind == .idToken {
-                let token = contents.idTokens[Int(ref.slot)]
-                if token.environment == environment && token.realm == realm && token.clientId == clientId {
-                    return token.withSecretInMemory()
-                }
-            }
-        }
-        return nil
+        idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
+            .flatMap { contents.idTokens[$0].withSecretInMemory() }
     }
 
     /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``, read where the
     /// entry is stored (not copied out).
     func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
+        idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
+            .flatMap { contents.idTokens[$0].secretValue.resolved }
+    }
+
+    /// Where in ``CacheContents/idTokens`` the account's id token for the realm and client is.
+    private func idTokenIndex(homeAccountId: String, environments: [String], realm: String, clientId: String) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
-        return contents.idTokens.withUnsafeBufferPointer { tokens -> String? in
+        return contents.idTokens.withUnsafeBufferPointer { tokens -> Int? in
             for environment in environments {
                 for ref in bucket.refs where ref.kind == .idToken {
                     let slot = Int(ref.slot)
                     if tokens[slot].environment == environment && tokens[slot].realm == realm
                         && tokens[slot].clientId == clientId
                     {
-                        return tokens[slot].secretValue.resolved
+                        return slot
                     }
                 }
             }
