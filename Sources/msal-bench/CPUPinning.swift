@@ -24,6 +24,11 @@ enum CPUPinning {
                 userInfo: [NSLocalizedDescriptionKey: "sched_setaffinity is not available"])
         }
         let setAffinity = unsafeBitCast(symbol, to: SetAffinity.self)
+        guard cpu >= 0, cpu < MemoryLayout<cpu_set_t>.size * 8 else {
+            throw NSError(
+                domain: NSPOSIXErrorDomain, code: Int(EINVAL),
+                userInfo: [NSLocalizedDescriptionKey: "--cpu \(cpu) is not a CPU number"])
+        }
         var set = cpu_set_t()
         withUnsafeMutableBytes(of: &set) { bytes in
             bytes.initializeMemory(as: UInt8.self, repeating: 0)

@@ -54,7 +54,12 @@ while let argument = arguments.next() {
 
 FileHandle.standardError.write(Data("\(NativeLibraries.curlVersion); \(NativeLibraries.openSSLVersion)\n".utf8))
 if let cpu {
-    try CPUPinning.pinProcess(to: cpu)
+    do {
+        try CPUPinning.pinProcess(to: cpu)
+    } catch {
+        FileHandle.standardError.write(Data("\((error as NSError).localizedDescription)\n".utf8))
+        exit(2)
+    }
 }
 
 if only == "emulator" {
