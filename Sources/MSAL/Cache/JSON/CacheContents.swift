@@ -35,63 +35,74 @@ enum CacheSection: CaseIterable {
 }
 
 extension CacheEntityFields {
-    /// The entity for a credential section, or `nil` (with the reason) when a required field is missing.
-    func accessToken(originalKey: String?) -> Result<CacheAccessToken, MissingField> {
-        guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
-        guard let environment = self[.environment] else { return .failure("environment") }
-        guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret else { return .failure("secret") }
-        guard let target = self[.target] else { return .failure("target") }
-        return .success(
-            CacheAccessToken(
-                homeAccountId: hid, environment: environment, clientId: clientId, realm: self[.realm] ?? "",
-                target: target, secret: secret, tokenType: self[.tokenType], cachedAt: timestamps.cachedAt,
-                expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
-                refreshOn: timestamps.refreshOn, unknown: unknown, originalKey: originalKey))
+    /// The field's value, moved out of the fields (which ``reset()`` clears anyway), so building an
+    /// entity does not copy its strings' references.
+    private mutating func take(_ field: Field) -> String? {
+        strings[field.rawValue].take()
     }
 
-    func refreshToken(originalKey: String?) -> Result<CacheRefreshToken, MissingField> {
-        guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
-        guard let environment = self[.environment] else { return .failure("environment") }
-        guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret else { return .failure("secret") }
+    private mutating func takeUnknown() -> UnknownFields {
+        var taken = UnknownFields.none
+        swap(&taken, &unknown)
+        return taken
+    }
+
+    /// The entity for a credential section, or the required field it lacks; moves the values out.
+    mutating func takeAccessToken() -> Result<CacheAccessToken, MissingField> {
+        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
+        guard let environment = take(.environment) else { return .failure("environment") }
+        guard let clientId = take(.clientId) else { return .failure("client_id") }
+        guard let secret = secret.take() else { return .failure("secret") }
+        guard let target = take(.target) else { return .failure("target") }
+        return .success(
+            CacheAccessToken(
+                homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
+                target: target, secret: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
+                expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
+                refreshOn: timestamps.refreshOn, unknown: takeUnknown()))
+    }
+
+    mutating func takeRefreshToken() -> Result<CacheRefreshToken, MissingField> {
+        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
+        guard let environment = take(.environment) else { return .failure("environment") }
+        guard let clientId = take(.clientId) else { return .failure("client_id") }
+        guard let secret = secret.take() else { return .failure("secret") }
         return .success(
             CacheRefreshToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
-                target: self[.target], familyId: self[.familyId], lastModificationTime: self[.lastModificationTime],
-                realm: self[.realm], unknown: unknown, originalKey: originalKey))
+                target: take(.target), familyId: take(.familyId), lastModificationTime: take(.lastModificationTime),
+                realm: take(.realm), unknown: takeUnknown()))
     }
 
-    func idToken(originalKey: String?) -> Result<CacheIdToken, MissingField> {
-        guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
-        guard let environment = self[.environment] else { return .failure("environment") }
-        guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let secret else { return .failure("secret") }
+    mutating func takeIdToken() -> Result<CacheIdToken, MissingField> {
+        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
+        guard let environment = take(.environment) else { return .failure("environment") }
+        guard let clientId = take(.clientId) else { return .failure("client_id") }
+        guard let secret = secret.take() else { return .failure("secret") }
         return .success(
             CacheIdToken(
-                homeAccountId: hid, environment: environment, clientId: clientId, realm: self[.realm] ?? "",
-                secret: secret, unknown: unknown, originalKey: originalKey))
+                homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
+                secret: secret, unknown: takeUnknown()))
     }
 
-    func account(originalKey: String?) -> Result<CacheAccount, MissingField> {
-        guard let hid = self[.homeAccountId] else { return .failure("home_account_id") }
-        guard let environment = self[.environment] else { return .failure("environment") }
+    mutating func takeAccount() -> Result<CacheAccount, MissingField> {
+        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
+        guard let environment = take(.environment) else { return .failure("environment") }
         return .success(
             CacheAccount(
-                homeAccountId: hid, environment: environment, realm: self[.realm] ?? "",
-                localAccountId: self[.localAccountId] ?? "", username: self[.username] ?? "",
-                authorityType: self[.authorityType] ?? "MSSTS", clientInfo: self[.clientInfo], name: self[.name],
-                givenName: self[.givenName], familyName: self[.familyName], middleName: self[.middleName],
-                unknown: unknown, originalKey: originalKey))
+                homeAccountId: hid, environment: environment, realm: take(.realm) ?? "",
+                localAccountId: take(.localAccountId) ?? "", username: take(.username) ?? "",
+                authorityType: take(.authorityType) ?? "MSSTS", clientInfo: take(.clientInfo), name: take(.name),
+                givenName: take(.givenName), familyName: take(.familyName), middleName: take(.middleName),
+                unknown: takeUnknown()))
     }
 
-    func appMetadata(originalKey: String?) -> Result<CacheAppMetadata, MissingField> {
-        guard let clientId = self[.clientId] else { return .failure("client_id") }
-        guard let environment = self[.environment] else { return .failure("environment") }
+    mutating func takeAppMetadata() -> Result<CacheAppMetadata, MissingField> {
+        guard let clientId = take(.clientId) else { return .failure("client_id") }
+        guard let environment = take(.environment) else { return .failure("environment") }
         return .success(
             CacheAppMetadata(
-                clientId: clientId, environment: environment, familyId: self[.familyId], unknown: unknown,
-                originalKey: originalKey))
+                clientId: clientId, environment: environment, familyId: take(.familyId), unknown: takeUnknown()))
     }
 }
 

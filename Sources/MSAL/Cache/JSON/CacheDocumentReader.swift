@@ -20,11 +20,26 @@ struct CacheDocumentReader {
     let snapshot: CacheFileSnapshot?
     /// Offset of the first byte not yet consumed by a completed step.
     private(set) var committed = 0
+    /// Where another reader took over the rest of the document, and the state it assumed there;
+    /// `nil` once this reader went past that place in another state (it then reads on alone).
+    private var handover: DocumentSplit?
+    /// Whether the reader stopped at ``handover``: its contents end there.
+    private(set) var handedOver = false
 
     /// A reader; with `snapshot`, the windows given to ``consume(_:origin:isFinal:)`` are that
-    /// file's bytes at their origins, and secrets are kept as places in it.
-    init(snapshot: CacheFileSnapshot? = nil) {
+    /// file's bytes at their origins, and secrets are kept as places in it. With `handover`, it
+    /// stops where it finds the document in the state `handover` describes.
+    init(snapshot: CacheFileSnapshot? = nil, handover: DocumentSplit? = nil) {
         self.snapshot = snapshot
+        self.handover = handover
+    }
+
+    /// A reader of the document's rest from `split`, assuming the document is in the state
+    /// `split` describes there (checked by the reader of the part before it).
+    init(snapshot: CacheFileSnapshot?, resumingAt split: DocumentSplit) {
+        self.snapshot = snapshot
+        state = .section(split.section, first: false)
+        committed = split.offset
     }
 
     var isDone: Bool {
@@ -32,8 +47,14 @@ struct CacheDocumentReader {
         return false
     }
 
+    /// Whether the reader is in `split`'s state, with everything before `split.offset` read.
+    private func isAt(_ split: DocumentSplit) -> Bool {
+        guard committed == split.offset, case .section(let section, first: false) = state else { return false }
+        return section == split.section
+    }
+
     /// Runs steps over `window` (whose first byte is at document offset `origin`) until the
-    /// document ends or the window runs out. Returns the window offset of the first unconsumed
+    /// document ends, the window runs out, or the reader reaches its handover point. Returns the window offset of the first unconsumed
     /// byte; throws only ``JSONScanError/malformed(_:offset:)``.
     mutating func consume(_ window: UnsafeRawBufferPointer, origin: Int, isFinal: Bool) throws(JSONScanError) -> Int {
         var cursor = JSONByteCursor(window, isFinal: isFinal, origin: origin)
@@ -43,6 +64,13 @@ struct CacheDocumentReader {
                 try step(&cursor)
                 stepStart = cursor.index
                 committed = origin + stepStart
+                if let split = handover, committed >= split.offset {
+                    if isAt(split) {
+                        handedOver = true
+                        return stepStart
+                    }
+                    handover = nil
+                }
             } catch .needMore {
                 return stepStart
             }
@@ -122,23 +150,23 @@ struct CacheDocumentReader {
         }
         switch section {
         case .accessToken:
-            if let entity = prepared(fields.accessToken(originalKey: nil), section, key, cursor) {
+            if let entity = prepared(fields.takeAccessToken(), section, key, cursor) {
                 contents.accessTokens.append(entity)
             }
         case .refreshToken:
-            if let entity = prepared(fields.refreshToken(originalKey: nil), section, key, cursor) {
+            if let entity = prepared(fields.takeRefreshToken(), section, key, cursor) {
                 contents.refreshTokens.append(entity)
             }
         case .idToken:
-            if let entity = prepared(fields.idToken(originalKey: nil), section, key, cursor) {
+            if let entity = prepared(fields.takeIdToken(), section, key, cursor) {
                 contents.idTokens.append(entity)
             }
         case .account:
-            if let entity = prepared(fields.account(originalKey: nil), section, key, cursor) {
+            if let entity = prepared(fields.takeAccount(), section, key, cursor) {
                 contents.accounts.append(entity)
             }
         case .appMetadata:
-            if let entity = prepared(fields.appMetadata(originalKey: nil), section, key, cursor) {
+            if let entity = prepared(fields.takeAppMetadata(), section, key, cursor) {
                 contents.appMetadata.append(entity)
             }
         case .accountMetadata:
@@ -148,7 +176,7 @@ struct CacheDocumentReader {
 
     /// A complete entity, remembering its key only when it differs from the one we write.
     private mutating func prepared<Entity: CacheEntity>(
-        _ result: Result<Entity, MissingField>, _ section: CacheSection,
+        _ result: consuming Result<Entity, MissingField>, _ section: CacheSection,
         _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor
     ) -> Entity? {
         switch result {

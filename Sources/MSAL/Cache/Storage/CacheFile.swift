@@ -10,6 +10,8 @@ struct CacheFile: Sendable {
     let ownsFolder: Bool
     let encryptionKey: [UInt8]?
     let durable: Bool
+    /// Files of at least this many bytes are read on two threads.
+    var splitReadFrom = CacheSettings.defaultSplitReadFrom
 
     var lockPath: String { path + ".lock" }
     var folder: String { (path as NSString).deletingLastPathComponent }
@@ -86,24 +88,86 @@ struct CacheFile: Sendable {
         }
         let file = CacheFileSnapshot(descriptor: descriptor)
         snapshot = file
-        return try readWindowed(descriptor, snapshot: file)
+        return try readDocument(descriptor, size: size, snapshot: file)
     }
 
-    /// Reads in 1 MiB windows (small enough to stay in the processor's cache between the copy and
-    /// the parse), so a large file never sits in memory beside its parsed form; secrets are kept
-    /// as places in `snapshot`.
-    private func readWindowed(_ descriptor: Int32, snapshot: CacheFileSnapshot) throws -> CacheContents {
+    /// Reads the document from `descriptor`: on two threads when it is at least
+    /// ``splitReadFrom`` bytes and a split is found, otherwise on this one.
+    private func readDocument(_ descriptor: Int32, size: Int, snapshot: CacheFileSnapshot) throws -> CacheContents {
+        if size >= splitReadFrom, let split = try findSplit(descriptor, size: size) {
+            return try readSplit(descriptor, at: split, snapshot: snapshot)
+        }
+        var reader = CacheDocumentReader(snapshot: snapshot)
+        return try feed(&reader, descriptor, from: 0) ?? CacheContents()
+    }
+
+    /// A guess of where the document can be cut in two, from a window in its middle.
+    private func findSplit(_ descriptor: Int32, size: Int) throws -> DocumentSplit? {
+        var probe = [UInt8](repeating: 0, count: min(1 << 16, size / 2))
+        let origin = size / 2
+        let count = try readFully(descriptor, into: &probe, offset: off_t(origin))
+        return probe.withUnsafeBytes {
+            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[..<count]), origin: origin)
+        }
+    }
+
+    /// Reads the part after `split` on another thread while this one reads the part before it.
+    /// When this thread does not find the document in the state the split assumed, it reads on
+    /// to the end alone and the other thread's work is dropped.
+    private func readSplit(_ descriptor: Int32, at split: DocumentSplit, snapshot: CacheFileSnapshot) throws
+        -> CacheContents
+    {
+        let rest = SecondPart()
+        // The second part's secrets refer to a snapshot of their own (a duplicate descriptor of the
+        // same open file), so the two threads do not share one reference count.
+        let duplicate = dup(descriptor)
+        let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate) : snapshot
+        let thread = Thread { [self] in
+            var reader = CacheDocumentReader(snapshot: restSnapshot, resumingAt: split)
+            rest.finish(
+                Result {
+                    try feed(&reader, descriptor, from: split.offset, cancelled: { rest.isCancelled })
+                        ?? CacheContents()
+                })
+        }
+        thread.start()
+        var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
+        let first: CacheContents?
+        do {
+            first = try feed(&reader, descriptor, from: 0)
+        } catch {
+            rest.cancel()
+            _ = rest.wait()
+            throw error
+        }
+        guard reader.handedOver else {
+            rest.cancel()
+            _ = rest.wait()
+            return first ?? CacheContents()
+        }
+        var contents = first ?? CacheContents()
+        contents.append(try rest.wait().get())
+        return contents
+    }
+
+    /// Feeds `reader` the file from `start` in 1 MiB windows (small enough to stay in the
+    /// processor's cache between the copy and the parse), so a large file never sits in memory
+    /// beside its parsed form, until the document ends or the reader hands over. `nil`: the file
+    /// holds only whitespace.
+    private func feed(
+        _ reader: inout CacheDocumentReader, _ descriptor: Int32, from start: Int,
+        cancelled: () -> Bool = { false }
+    ) throws -> CacheContents? {
         var capacity = 1 << 20
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var filled = 0
-        var origin = 0
+        var origin = start
         var atEnd = false
-        var reader = CacheDocumentReader(snapshot: snapshot)
-        var sawContent = false
+        var sawContent = start > 0
         while true {
             while !atEnd && filled < capacity {
-                let count = Glibc.read(descriptor, buffer + filled, capacity - filled)
+                let count = pread(descriptor, buffer + filled, capacity - filled, off_t(origin + filled))
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw CacheStorageError.io("read the cache file", path: path, errno: errno)
@@ -113,7 +177,7 @@ struct CacheFile: Sendable {
             let window = UnsafeRawBufferPointer(start: buffer, count: filled)
             if !sawContent {
                 if CacheDocumentCodec.isBlank(window) {
-                    if atEnd { return CacheContents() }
+                    if atEnd { return nil }
                 } else {
                     sawContent = true
                 }
@@ -126,11 +190,12 @@ struct CacheFile: Sendable {
             } catch {
                 throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
             }
-            if reader.isDone && atEnd { return reader.contents }
+            if reader.handedOver || (reader.isDone && atEnd) { return reader.contents }
             if atEnd {
                 throw CacheDocumentCodec.Corrupt(
                     reason: "the document ends too early (truncated)", offset: origin + filled)
             }
+            if cancelled() { throw CancellationError() }
             // Keep the unconsumed tail; grow when a single entry fills the whole window.
             let remaining = filled - consumed
             if consumed == 0 && filled == capacity {
@@ -267,5 +332,29 @@ struct CacheFile: Sendable {
             }
             written += count
         }
+    }
+}
+
+/// The result of reading a document's second part on another thread.
+private final class SecondPart: Sendable {
+    private let result = Locked<Result<CacheContents, any Error>?>(nil)
+    private let cancelled = Locked(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    func cancel() {
+        cancelled.withLock { $0 = true }
+    }
+
+    func finish(_ outcome: Result<CacheContents, any Error>) {
+        result.withLock { $0 = outcome }
+        done.signal()
+    }
+
+    /// Waits for the other thread to finish.
+    func wait() -> Result<CacheContents, any Error> {
+        done.wait()
+        return result.withLock { $0! }
     }
 }

@@ -13,4 +13,8 @@ struct CacheSettings: Sendable {
     var lockTimeout: Double = 10
     /// fsync the file and its folder on every write (off only for benchmarks of the format).
     var durable = true
+    /// Cache files of at least this many bytes are read on two threads (tests lower it).
+    var splitReadFrom = defaultSplitReadFrom
+
+    static let defaultSplitReadFrom = 4 << 20
 }

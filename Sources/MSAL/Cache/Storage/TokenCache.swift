@@ -40,10 +40,10 @@ final class TokenCache: Sendable {
         case .memory:
             backend = .memory
         case .file(let path, let isDefault):
-            backend = .file(
-                CacheFile(
-                    path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
-            )
+            var file = CacheFile(
+                path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
+            file.splitReadFrom = settings.splitReadFrom
+            backend = .file(file)
         case .custom(let storage):
             backend = .custom(storage, key: settings.encryptionKey)
         }

@@ -1,0 +1,80 @@
+/// A place where a cache document can be cut in two and its halves read at the same time: the
+/// offset just after an entry of `section`, where another entry of it (or the section's end)
+/// follows.
+///
+/// A split is found by looking at bytes in the middle of the document, without knowing what came
+/// before, so it is a guess: the bytes may lie inside a string, or in another section than the
+/// one the next entry looks like. The reader of the first part checks the guess when it gets
+/// there (``CacheDocumentReader``'s handover): only when it is at that offset in that state is
+/// the second reader's work used, and reading both parts is then exactly reading the whole.
+struct DocumentSplit: Equatable {
+    var offset: Int
+    var section: CacheSection
+
+    /// Entries searched past the first candidate in a window before giving up.
+    static let attempts = 8
+
+    /// The first plausible split in `window`, whose first byte is at document offset `origin`:
+    /// after a `}` that is followed by `,` and an entry whose fields tell its section.
+    static func find(in window: UnsafeRawBufferPointer, origin: Int) -> DocumentSplit? {
+        guard let base = window.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return nil }
+        var fields = CacheEntityFields()
+        var interner = StringInterner()
+        var attempts = 0
+        var brace = 0
+        while attempts < Self.attempts, brace < window.count {
+            guard base[brace] == UInt8(ascii: "}") else {
+                brace += 1
+                continue
+            }
+            var cursor = JSONByteCursor(window, isFinal: false, origin: origin, index: brace + 1)
+            brace += 1
+            guard (try? cursor.peek()) == UInt8(ascii: ",") else { continue }
+            attempts += 1
+            cursor.index += 1
+            do {
+                _ = try cursor.scanString()
+                try cursor.expect(UInt8(ascii: ":"), "':'")
+                guard try cursor.peek() == UInt8(ascii: "{") else { continue }
+                try cursor.readEntity(into: &fields, interner: &interner, snapshot: nil)
+            } catch {
+                continue
+            }
+            if fields.invalidField == nil, let section = section(of: fields) {
+                return DocumentSplit(offset: origin + brace, section: section)
+            }
+        }
+        return nil
+    }
+
+    /// The section an entry seems to belong to, from its fields alone.
+    static func section(of fields: CacheEntityFields) -> CacheSection? {
+        if let type = fields[.credentialType] {
+            let sections: [(String, CacheSection)] = [
+                ("AccessToken", .accessToken), ("AccessToken_With_AuthScheme", .accessToken),
+                ("RefreshToken", .refreshToken), ("IdToken", .idToken),
+            ]
+            return sections.first { ASCII.equalsIgnoringCase($0.0, type) }?.1
+        }
+        if fields[.authorityType] != nil { return .account }
+        if fields[.clientId] != nil, fields[.environment] != nil, fields[.homeAccountId] == nil {
+            return .appMetadata
+        }
+        return nil
+    }
+}
+
+extension CacheContents {
+    /// Appends what `other`, read from the document's part after this one, holds.
+    mutating func append(_ other: consuming CacheContents) {
+        accessTokens.append(contentsOf: other.accessTokens)
+        refreshTokens.append(contentsOf: other.refreshTokens)
+        idTokens.append(contentsOf: other.idTokens)
+        accounts.append(contentsOf: other.accounts)
+        appMetadata.append(contentsOf: other.appMetadata)
+        accountMetadata.append(contentsOf: other.accountMetadata)
+        accountMetadataUnknown.merge(other.accountMetadataUnknown) { _, later in later }
+        unknownSections.append(contentsOf: other.unknownSections)
+        skipped.merge(other.skipped, uniquingKeysWith: +)
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import XCTest
+
+@testable import MSAL
+
+/// Reading a cache document in two parts at once (``DocumentSplit``) must give exactly what
+/// reading it whole gives, wherever the split is guessed, right or wrong.
+final class CacheSplitReadTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = CacheFixtures.temporaryFolder()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    // MARK: - Reader level: every offset, every section
+
+    func testAnySplitReadsTheSameAsTheWhole() throws {
+        let bytes = Array(Self.documentWithEverySection.utf8)
+        let whole = try CacheDocumentCodec.decode(bytes)
+        var handovers = 0
+        for offset in 0...bytes.count {
+            for section in CacheSection.allCases {
+                let split = DocumentSplit(offset: offset, section: section)
+                let (contents, handedOver) = try Self.readInTwo(bytes, at: split)
+                if handedOver { handovers += 1 }
+                Self.assertSame(contents, whole, "split \(split)")
+            }
+        }
+        // Right after each entry of each section (and never anywhere else).
+        XCTAssertEqual(handovers, 9)
+    }
+
+    func testAnErrorAfterTheSplitIsTheErrorOfTheWhole() throws {
+        var bytes = Array(Self.documentWithEverySection.utf8)
+        let splits = Self.entryEnds(bytes)
+        let last = try XCTUnwrap(splits.last)
+        // Garble a byte inside the last entry, after every split.
+        let target = try XCTUnwrap(bytes[..<last.offset].lastIndex(of: UInt8(ascii: ":")))
+        bytes[target] = UInt8(ascii: ";")
+        var wholeError: CacheDocumentCodec.Corrupt?
+        XCTAssertThrowsError(try CacheDocumentCodec.decode(bytes)) { wholeError = $0 as? CacheDocumentCodec.Corrupt }
+        for split in splits.dropLast() {
+            XCTAssertThrowsError(try Self.readInTwo(bytes, at: split), "split \(split)") { error in
+                let corrupt = error as? CacheDocumentCodec.Corrupt
+                XCTAssertEqual(corrupt?.offset, wholeError?.offset)
+                XCTAssertEqual(corrupt?.reason, wholeError?.reason)
+            }
+        }
+    }
+
+    func testFindsTheNextEntryAndItsSection() throws {
+        let bytes = Array(Self.documentWithEverySection.utf8)
+        let ends = Self.entryEnds(bytes)
+        for start in stride(from: 0, to: bytes.count, by: 17) {
+            let found = bytes.withUnsafeBytes {
+                DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[start...]), origin: start)
+            }
+            // The first entry end after `start` that another well-formed entry follows.
+            let expected = ends.first { end in
+                let next = String(decoding: bytes[end.offset...], as: UTF8.self)
+                    .drop { $0 == " " || $0 == "\n" }
+                return end.offset > start && next.hasPrefix(",")
+                    && !next.dropFirst().drop { $0 == " " || $0 == "\n" }.hasPrefix("\"bad\"")
+            }
+            XCTAssertEqual(found, expected, "from \(start)")
+        }
+    }
+
+    // MARK: - File level: two threads
+
+    func testALargeFileReadOnTwoThreadsHoldsWhatItHoldsReadOnOne() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 60)
+        let split = try load(path, splitFrom: 0)
+        let whole = try load(path, splitFrom: .max)
+        XCTAssertEqual(split.accessTokens.count, 60)
+        Self.assertSame(split, whole, "file")
+        // Secrets of both parts are read from the file.
+        XCTAssertEqual(split.accessTokens.map(\.secret), whole.accessTokens.map(\.secret))
+        XCTAssertEqual(split.refreshTokens.last?.secret.count, 1000)
+    }
+
+    func testAWrongGuessInTheMiddleIsNoticedAndTheFileReadWhole() throws {
+        // The first `}` after the middle closes an object inside an access token, and what
+        // follows looks like an id token entry: the second thread's guess is wrong.
+        let head = """
+            {"AccessToken": {"k": {"credential_type": "AccessToken", "home_account_id": "h", "environment": "e", \
+            "client_id": "c", "realm": "r", "target": "s", "secret": "t", "pad": "
+            """
+        let tail = """
+            ", "ext": {"a": "b"}, "more": {"credential_type": "IdToken"}}}}
+            """
+        let padding = String(repeating: "x", count: 60)
+        let text = head + padding + tail
+        let middle = text.utf8.count / 2
+        let brace = try XCTUnwrap(text.utf8.indices.first { text.utf8[$0] == UInt8(ascii: "}") })
+        XCTAssertLessThan(middle, text.utf8.distance(from: text.utf8.startIndex, to: brace))
+        let path = folder.appendingPathComponent("cache.json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let bytes = Array(text.utf8)
+        let guess = bytes.withUnsafeBytes {
+            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[middle...]), origin: middle)
+        }
+        XCTAssertEqual(guess?.section, .idToken, "the guess is made, and is wrong")
+        let contents = try load(path, splitFrom: 0)
+        XCTAssertEqual(contents.accessTokens.count, 1)
+        XCTAssertEqual(contents.idTokens.count, 0)
+        XCTAssertEqual(
+            contents.accessTokens.first?.unknown, try load(path, splitFrom: .max).accessTokens.first?.unknown)
+    }
+
+    func testCorruptOrTruncatedSecondPartsAreQuarantined() throws {
+        let source = folder.appendingPathComponent("source.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: source, accounts: 40)
+        let good = try Data(contentsOf: URL(fileURLWithPath: source))
+        var garbled = good
+        let colon = try XCTUnwrap(good[(good.count * 3 / 4)...].firstIndex(of: UInt8(ascii: ":")))
+        garbled[colon] = UInt8(ascii: ";")
+        for (index, bad) in [garbled, good.prefix(good.count * 3 / 4)].enumerated() {
+            let path = folder.appendingPathComponent("cache\(index).json").path
+            try bad.write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(try load(path, splitFrom: 0).accessTokens.count, 0)
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            let moved = try XCTUnwrap(names.first { $0.hasPrefix("cache\(index).json.corrupt-") })
+            XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent(moved)), bad)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func load(_ path: String, splitFrom: Int) throws -> CacheContents {
+        let cache = TokenCache(
+            settings: CacheSettings(location: .file(path: path, isDefault: false), splitReadFrom: splitFrom))
+        return try cache.read { $0.contents }
+    }
+
+    /// Reads `bytes` as two readers would: the first handing over at `split`, the second reading
+    /// the rest from there.
+    private static func readInTwo(_ bytes: [UInt8], at split: DocumentSplit) throws -> (CacheContents, Bool) {
+        try bytes.withUnsafeBytes { whole in
+            var first = CacheDocumentReader(handover: split)
+            try consumeAll(&first, whole, origin: 0)
+            guard first.handedOver else { return (first.contents, false) }
+            var rest = CacheDocumentReader(snapshot: nil, resumingAt: split)
+            try consumeAll(&rest, UnsafeRawBufferPointer(rebasing: whole[split.offset...]), origin: split.offset)
+            var contents = first.contents
+            contents.append(rest.contents)
+            return (contents, true)
+        }
+    }
+
+    private static func consumeAll(
+        _ reader: inout CacheDocumentReader, _ bytes: UnsafeRawBufferPointer, origin: Int
+    ) throws(CacheDocumentCodec.Corrupt) {
+        do {
+            _ = try reader.consume(bytes, origin: origin, isFinal: true)
+        } catch .malformed(let reason, let offset) {
+            throw CacheDocumentCodec.Corrupt(reason: reason, offset: offset)
+        } catch {
+            throw CacheDocumentCodec.Corrupt(reason: "needed more at the end", offset: origin + bytes.count)
+        }
+    }
+
+    /// Every place right after an entry, with its section, found by reading the whole document.
+    private static func entryEnds(_ bytes: [UInt8]) -> [DocumentSplit] {
+        var ends: [DocumentSplit] = []
+        for offset in 0...bytes.count {
+            for section in CacheSection.allCases
+            where (try? readInTwo(bytes, at: DocumentSplit(offset: offset, section: section)))?.1 == true {
+                ends.append(DocumentSplit(offset: offset, section: section))
+            }
+        }
+        return ends
+    }
+
+    private static func assertSame(
+        _ a: CacheContents, _ b: CacheContents, _ message: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(a.accessTokens, b.accessTokens, message, file: file, line: line)
+        XCTAssertEqual(a.refreshTokens, b.refreshTokens, message, file: file, line: line)
+        XCTAssertEqual(a.idTokens, b.idTokens, message, file: file, line: line)
+        XCTAssertEqual(a.accounts, b.accounts, message, file: file, line: line)
+        XCTAssertEqual(a.appMetadata, b.appMetadata, message, file: file, line: line)
+        XCTAssertEqual(a.accountMetadata, b.accountMetadata, message, file: file, line: line)
+        XCTAssertEqual(a.accountMetadataUnknown, b.accountMetadataUnknown, message, file: file, line: line)
+        XCTAssertEqual(
+            a.unknownSections.map { "\($0.name)=\($0.rawValue)" },
+            b.unknownSections.map { "\($0.name)=\($0.rawValue)" }, message, file: file, line: line)
+        XCTAssertEqual(a.skipped, b.skipped, message, file: file, line: line)
+    }
+
+    /// Two entries in each credential section, an account, app metadata, account metadata, an
+    /// unknown section and a malformed entry.
+    static let documentWithEverySection = """
+        {"AccessToken": {
+          "a1": {"credential_type": "AccessToken", "secret": "at1", "home_account_id": "u1.t", "environment": "e", "client_id": "c", "realm": "t", "target": "s1", "expires_on": "2000000000"},
+          "a2": {"credential_type": "AccessToken", "secret": "at2", "home_account_id": "u2.t", "environment": "e", "client_id": "c", "realm": "t", "target": "s2", "x-unknown": {"n": [1, 2]}}
+        },
+        "Future": {"anything": [true, null]},
+        "RefreshToken": {
+          "r1": {"credential_type": "RefreshToken", "secret": "rt1", "home_account_id": "u1.t", "environment": "e", "client_id": "c", "family_id": "1"},
+          "r2": {"credential_type": "RefreshToken", "secret": "rt2", "home_account_id": "u2.t", "environment": "e", "client_id": "c"},
+          "bad": {"credential_type": "RefreshToken", "secret": 7}
+        },
+        "IdToken": {"i1": {"credential_type": "IdToken", "secret": "it1", "home_account_id": "u1.t", "environment": "e", "client_id": "c", "realm": "t"}},
+        "Account": {"u1.t-e-t": {"home_account_id": "u1.t", "environment": "e", "realm": "t", "local_account_id": "u1", "username": "one@x", "authority_type": "MSSTS"}},
+        "AppMetadata": {"appmetadata-e-c": {"client_id": "c", "environment": "e", "family_id": "1"}},
+        "AccountMetadata": {"c": {"client_id": "c", "account_metadata_map": {"u1.t": {"sign_in_state": "SignedOut"}}}}
+        }
+        """
+}
