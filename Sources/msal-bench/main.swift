@@ -129,8 +129,10 @@ if only == "cache_fixture", let filePath {
 }
 if only == "cache_load_once", let filePath {
     // Peak resident memory of a process that loads the file and serves a lookup.
-    let count = try CacheBenchmarkHooks.load(path: filePath)
-    print(#"{"accounts":\#(count),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#)
+    let loaded = try CacheBenchmarkHooks.load(path: filePath)
+    print(
+        #"{"accounts":\#(loaded.accessTokens),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#
+    )
 }
 if only == "cache_load" {
     print(

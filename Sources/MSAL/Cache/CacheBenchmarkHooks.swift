@@ -94,10 +94,23 @@ package enum CacheBenchmarkHooks {
         return data.count
     }
 
-    /// Loads the file into a new cache (read + parse + index); returns the access token count.
-    package static func load(path: String) throws -> Int {
+    /// Loads the file into a new cache (read + parse + index). The cache lives as long as the
+    /// returned object, so a caller can time the load without the freeing of what it loaded.
+    package static func load(path: String) throws -> LoadedCache {
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        return try cache.read { $0.contents.accessTokens.count }
+        return LoadedCache(cache: cache, accessTokens: try cache.read { $0.contents.accessTokens.count })
+    }
+
+    /// A cache loaded by ``load(path:)``.
+    package final class LoadedCache {
+        private let cache: TokenCache
+        /// How many access tokens it holds.
+        package let accessTokens: Int
+
+        init(cache: TokenCache, accessTokens: Int) {
+            self.cache = cache
+            self.accessTokens = accessTokens
+        }
     }
 
     /// A loaded cache whose ``save(_:)`` rewrites the whole file.

@@ -118,6 +118,6 @@ final class CacheDocumentTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
         try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
-        XCTAssertEqual(try CacheBenchmarkHooks.load(path: path), 3)
+        XCTAssertEqual(try CacheBenchmarkHooks.load(path: path).accessTokens, 3)
     }
 }

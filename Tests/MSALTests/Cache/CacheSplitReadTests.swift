@@ -70,6 +70,22 @@ final class CacheSplitReadTests: XCTestCase {
         }
     }
 
+    func testAppendingByMovingKeepsEveryEntityAndEmptiesTheSource() {
+        func token(_ index: Int) -> CacheAccessToken {
+            CacheAccessToken(
+                homeAccountId: "home-account-\(index)-of-a-length-on-the-heap", environment: "login.example.com",
+                clientId: "client", realm: "realm", target: "scope \(index)", secret: "secret \(index)")
+        }
+        var first = (0..<3).map(token)
+        var second = (3..<1000).map(token)
+        first.appendMoving(&second)
+        XCTAssertEqual(first, (0..<1000).map(token))
+        XCTAssertTrue(second.isEmpty)
+        var empty: [CacheAccessToken] = []
+        first.appendMoving(&empty)
+        XCTAssertEqual(first.count, 1000)
+    }
+
     // MARK: - File level: two threads
 
     func testALargeFileReadOnTwoThreadsHoldsWhatItHoldsReadOnOne() throws {

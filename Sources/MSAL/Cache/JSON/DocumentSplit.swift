@@ -67,14 +67,65 @@ struct DocumentSplit: Equatable {
 extension CacheContents {
     /// Appends what `other`, read from the document's part after this one, holds.
     mutating func append(_ other: consuming CacheContents) {
-        accessTokens.append(contentsOf: other.accessTokens)
-        refreshTokens.append(contentsOf: other.refreshTokens)
-        idTokens.append(contentsOf: other.idTokens)
-        accounts.append(contentsOf: other.accounts)
+        accessTokens.appendMoving(&other.accessTokens)
+        refreshTokens.appendMoving(&other.refreshTokens)
+        idTokens.appendMoving(&other.idTokens)
+        accounts.appendMoving(&other.accounts)
         appMetadata.append(contentsOf: other.appMetadata)
         accountMetadata.append(contentsOf: other.accountMetadata)
         accountMetadataUnknown.merge(other.accountMetadataUnknown) { _, later in later }
         unknownSections.append(contentsOf: other.unknownSections)
         skipped.merge(other.skipped, uniquingKeysWith: +)
+    }
+}
+
+/// An entity whose ``placeholder`` holds no references (empty strings and `nil`s), so copying
+/// and destroying it costs no reference counting.
+protocol PlaceholderEntity {
+    static var placeholder: Self { get }
+}
+
+extension Array where Element: PlaceholderEntity {
+    /// Appends `other`'s elements and empties it, moving the elements instead of copying them:
+    /// `append(contentsOf:)` would retain every string of ten thousand entities, then release
+    /// them all again when `other` is freed.
+    mutating func appendMoving(_ other: inout [Element]) {
+        let moved = other.count
+        guard moved > 0 else { return }
+        let start = count
+        append(contentsOf: repeatElement(Element.placeholder, count: moved))
+        withUnsafeMutableBufferPointer { target in
+            other.withUnsafeMutableBufferPointer { source in
+                let destination = target.baseAddress! + start
+                destination.deinitialize(count: moved)
+                destination.moveInitialize(from: source.baseAddress!, count: moved)
+                source.baseAddress!.initialize(repeating: Element.placeholder, count: moved)
+            }
+        }
+        other = []
+    }
+}
+
+extension CacheAccessToken: PlaceholderEntity {
+    static var placeholder: Self {
+        CacheAccessToken(homeAccountId: "", environment: "", clientId: "", realm: "", target: "", secret: "")
+    }
+}
+
+extension CacheRefreshToken: PlaceholderEntity {
+    static var placeholder: Self {
+        CacheRefreshToken(homeAccountId: "", environment: "", clientId: "", secret: CacheSecret(""))
+    }
+}
+
+extension CacheIdToken: PlaceholderEntity {
+    static var placeholder: Self {
+        CacheIdToken(homeAccountId: "", environment: "", clientId: "", realm: "", secret: CacheSecret(""))
+    }
+}
+
+extension CacheAccount: PlaceholderEntity {
+    static var placeholder: Self {
+        CacheAccount(homeAccountId: "", environment: "", realm: "", localAccountId: "", username: "", authorityType: "")
     }
 }

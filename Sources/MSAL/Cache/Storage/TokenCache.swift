@@ -156,10 +156,20 @@ final class TokenCache: Sendable {
     private func reload(_ file: CacheFile, _ state: inout State) throws {
         watchIfNeeded(file, &state)
         let (contents, fingerprint) = try file.load()
-        state.store = TokenStore(contents)
+        Self.discard(replacing: &state.store, with: TokenStore(contents))
         state.fingerprint = fingerprint
         state.loaded = true
         state.generation &+= 1
+    }
+
+    /// Puts `new` in `store`'s place. A large replaced store is freed on another thread: freeing
+    /// ten thousand accounts' entities takes milliseconds the caller need not wait for.
+    private static func discard(replacing store: inout TokenStore, with new: consuming TokenStore) {
+        var old = new
+        swap(&old, &store)
+        guard old.entityCount >= 1_000 else { return }
+        let replaced = old
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
     }
 
     /// Makes the file's watch when there is none (or the old one broke). Before a load or a
@@ -185,7 +195,7 @@ final class TokenCache: Sendable {
         }
         state.generation &+= 1
         do {
-            state.store = TokenStore(try CacheDocumentCodec.decode(bytes))
+            Self.discard(replacing: &state.store, with: TokenStore(try CacheDocumentCodec.decode(bytes)))
         } catch {
             Log.error(
                 "Token cache: the custom storage returned a document that is not a valid cache (\(error.reason)); continuing with an empty cache."

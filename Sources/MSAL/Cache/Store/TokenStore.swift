@@ -56,19 +56,23 @@ struct TokenStore: Sendable {
         var losers = Set<EntityRef>()
         for slot in contents.accessTokens.indices {
             let hid = contents.accessTokens[slot].homeAccountId
+            let position = buckets.index(forKey: hid)
             if let existing = firstRef(
-                .accessToken, hid, where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) })
+                .accessToken, at: position,
+                where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) })
             {
                 let newer =
                     (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
                 losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
             }
-            contents.accessTokens[slot].homeAccountId = link(EntityRef(kind: .accessToken, slot: Int32(slot)), hid)
+            contents.accessTokens[slot].homeAccountId = link(
+                EntityRef(kind: .accessToken, slot: Int32(slot)), hid, at: position)
         }
         for slot in contents.refreshTokens.indices {
             let hid = contents.refreshTokens[slot].homeAccountId
+            let position = buckets.index(forKey: hid)
             if let existing = firstRef(
-                .refreshToken, hid,
+                .refreshToken, at: position,
                 where: {
                     contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
                         && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
@@ -80,12 +84,14 @@ struct TokenStore: Sendable {
                     >= contents.refreshTokens[existing].modificationSeconds
                 losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
             }
-            contents.refreshTokens[slot].homeAccountId = link(EntityRef(kind: .refreshToken, slot: Int32(slot)), hid)
+            contents.refreshTokens[slot].homeAccountId = link(
+                EntityRef(kind: .refreshToken, slot: Int32(slot)), hid, at: position)
         }
         for slot in contents.idTokens.indices {
             let hid = contents.idTokens[slot].homeAccountId
+            let position = buckets.index(forKey: hid)
             if let existing = firstRef(
-                .idToken, hid,
+                .idToken, at: position,
                 where: {
                     contents.idTokens[$0].environment == contents.idTokens[slot].environment
                         && contents.idTokens[$0].realm == contents.idTokens[slot].realm
@@ -95,12 +101,14 @@ struct TokenStore: Sendable {
             {
                 losers.insert(EntityRef(kind: .idToken, slot: Int32(existing)))
             }
-            contents.idTokens[slot].homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(slot)), hid)
+            contents.idTokens[slot].homeAccountId = link(
+                EntityRef(kind: .idToken, slot: Int32(slot)), hid, at: position)
         }
         for slot in contents.accounts.indices {
             let hid = contents.accounts[slot].homeAccountId
+            let position = buckets.index(forKey: hid)
             if let existing = firstRef(
-                .account, hid,
+                .account, at: position,
                 where: {
                     contents.accounts[$0].environment == contents.accounts[slot].environment
                         && contents.accounts[$0].realm == contents.accounts[slot].realm
@@ -109,7 +117,8 @@ struct TokenStore: Sendable {
             {
                 losers.insert(EntityRef(kind: .account, slot: Int32(existing)))
             }
-            contents.accounts[slot].homeAccountId = link(EntityRef(kind: .account, slot: Int32(slot)), hid)
+            contents.accounts[slot].homeAccountId = link(
+                EntityRef(kind: .account, slot: Int32(slot)), hid, at: position)
         }
         for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         var duplicateMetadata: [Int] = []
@@ -152,6 +161,12 @@ struct TokenStore: Sendable {
         )
     }
 
+    /// How many entities of every kind the store holds.
+    var entityCount: Int {
+        contents.accessTokens.count + contents.refreshTokens.count + contents.idTokens.count + contents.accounts.count
+            + contents.appMetadata.count + contents.accountMetadata.count
+    }
+
     var isEmpty: Bool {
         contents.accessTokens.isEmpty && contents.refreshTokens.isEmpty && contents.idTokens.isEmpty
             && contents.accounts.isEmpty && contents.appMetadata.isEmpty && contents.accountMetadata.isEmpty
@@ -166,13 +181,26 @@ struct TokenStore: Sendable {
 
     /// Adds `ref` to the bucket of `homeAccountId` and returns the bucket's shared id string.
     private mutating func link(_ ref: EntityRef, _ homeAccountId: String) -> String {
-        if let shared = buckets[homeAccountId]?.homeAccountId {
-            buckets[homeAccountId]!.refs.append(ref)
-            return shared
-        }
-        buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: [ref])
-        return homeAccountId
+        link(ref, homeAccountId, at: buckets.index(forKey: homeAccountId))
     }
+
+    /// ``link(_:_:)`` where `position` is the bucket's place in ``buckets``, found by the caller
+    /// (`nil`: the account has no bucket yet).
+    private mutating func link(_ ref: EntityRef, _ homeAccountId: String, at position: [String: Bucket].Index?)
+        -> String
+    {
+        guard let position else {
+            var refs = [ref]
+            refs.reserveCapacity(Self.bucketCapacity)
+            buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: refs)
+            return homeAccountId
+        }
+        buckets.values[position].refs.append(ref)
+        return buckets.values[position].homeAccountId
+    }
+
+    /// Room made in a new bucket: an account's access, refresh and id tokens and its record.
+    private static let bucketCapacity = 4
 
     private mutating func unlink(_ ref: EntityRef, _ homeAccountId: String) {
         guard var bucket = buckets.removeValue(forKey: homeAccountId) else { return }
@@ -386,8 +414,13 @@ struct TokenStore: Sendable {
 
     /// The first slot of `kind` in the account's bucket satisfying `predicate`.
     func firstRef(_ kind: Kind, _ homeAccountId: String, where predicate: (Int) -> Bool) -> Int? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        for ref in bucket.refs where ref.kind == kind && predicate(Int(ref.slot)) {
+        firstRef(kind, at: buckets.index(forKey: homeAccountId), where: predicate)
+    }
+
+    /// ``firstRef(_:_:where:)`` in the bucket at `position` of ``buckets``.
+    private func firstRef(_ kind: Kind, at position: [String: Bucket].Index?, where predicate: (Int) -> Bool) -> Int? {
+        guard let position else { return nil }
+        for ref in buckets.values[position].refs where ref.kind == kind && predicate(Int(ref.slot)) {
             return Int(ref.slot)
         }
         return nil
