@@ -42,6 +42,14 @@ struct CacheDocumentReader {
         committed = split.offset
     }
 
+    /// The contents read so far, moved out of the reader (which is left empty), so that they are
+    /// the only owner of their arrays and can grow without being copied.
+    mutating func takeContents() -> CacheContents {
+        var taken = CacheContents()
+        swap(&taken, &contents)
+        return taken
+    }
+
     var isDone: Bool {
         if case .done = state { return true }
         return false

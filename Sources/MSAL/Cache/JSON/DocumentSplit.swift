@@ -92,17 +92,33 @@ extension Array where Element: PlaceholderEntity {
     mutating func appendMoving(_ other: inout [Element]) {
         let moved = other.count
         guard moved > 0 else { return }
-        let start = count
-        append(contentsOf: repeatElement(Element.placeholder, count: moved))
-        withUnsafeMutableBufferPointer { target in
-            other.withUnsafeMutableBufferPointer { source in
-                let destination = target.baseAddress! + start
-                destination.deinitialize(count: moved)
-                destination.moveInitialize(from: source.baseAddress!, count: moved)
-                source.baseAddress!.initialize(repeating: Element.placeholder, count: moved)
-            }
+        other.withUnsafeMutableBufferPointer { source in
+            let start = source.baseAddress!
+            append(contentsOf: MovingOut(start: start, count: moved))
+            // The moved-from places get placeholders, which `other` then frees at no cost.
+            start.initialize(repeating: Element.placeholder, count: moved)
         }
         other = []
+    }
+}
+
+/// The elements at `start..<start + count`, each moved out (left uninitialized) as it is read.
+private struct MovingOut<Element>: Sequence, IteratorProtocol {
+    let start: UnsafeMutablePointer<Element>
+    let count: Int
+    private var index = 0
+
+    init(start: UnsafeMutablePointer<Element>, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    var underestimatedCount: Int { count - index }
+
+    mutating func next() -> Element? {
+        guard index < count else { return nil }
+        index += 1
+        return (start + index - 1).move()
     }
 }
 

@@ -17,7 +17,7 @@ enum CacheDocumentCodec {
         } catch {
             throw Corrupt(reason: "the document ends too early (truncated)", offset: bytes.count)
         }
-        return reader.contents
+        return reader.takeContents()
     }
 
     static func decode(_ bytes: [UInt8]) throws(Corrupt) -> CacheContents {

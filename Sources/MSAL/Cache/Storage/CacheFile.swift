@@ -132,7 +132,7 @@ struct CacheFile: Sendable {
         }
         thread.start()
         var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
-        let first: CacheContents?
+        var first: CacheContents?
         do {
             first = try feed(&reader, descriptor, from: 0)
         } catch {
@@ -145,7 +145,8 @@ struct CacheFile: Sendable {
             _ = rest.wait()
             return first ?? CacheContents()
         }
-        var contents = first ?? CacheContents()
+        // Taken, not copied: the arrays must have one owner to grow in place.
+        var contents = first.take() ?? CacheContents()
         contents.append(try rest.wait().get())
         return contents
     }
@@ -190,7 +191,7 @@ struct CacheFile: Sendable {
             } catch {
                 throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
             }
-            if reader.handedOver || (reader.isDone && atEnd) { return reader.contents }
+            if reader.handedOver || (reader.isDone && atEnd) { return reader.takeContents() }
             if atEnd {
                 throw CacheDocumentCodec.Corrupt(
                     reason: "the document ends too early (truncated)", offset: origin + filled)
@@ -352,9 +353,9 @@ private final class SecondPart: Sendable {
         done.signal()
     }
 
-    /// Waits for the other thread to finish.
+    /// Waits for the other thread to finish; takes its result (so that it has one owner).
     func wait() -> Result<CacheContents, any Error> {
         done.wait()
-        return result.withLock { $0! }
+        return result.withLock { $0.take()! }
     }
 }
