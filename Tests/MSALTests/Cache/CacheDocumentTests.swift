@@ -113,6 +113,45 @@ final class CacheDocumentTests: XCTestCase {
         }
     }
 
+    func testStringEndsAndEscapesAreFoundAtEveryPlaceOfABlock() throws {
+        // Strings are scanned sixteen, then eight bytes at a time: put the closing quote and an
+        // escape at every place relative to those blocks, with the window ending right after.
+        for length in 0..<40 {
+            for escapeAt in [nil] + Array(0..<length) {
+                var content = Array(repeating: UInt8(ascii: "a"), count: length)
+                var expected = String(repeating: "a", count: length)
+                if let escapeAt {
+                    content[escapeAt] = UInt8(ascii: "\\")
+                    content.insert(UInt8(ascii: "\""), at: escapeAt + 1)
+                    expected =
+                        String(repeating: "a", count: escapeAt) + "\""
+                        + String(repeating: "a", count: length - escapeAt - 1)
+                }
+                let bytes = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+                let (scanned, text, end) = try bytes.withUnsafeBytes { raw in
+                    var cursor = JSONByteCursor(raw, isFinal: true)
+                    let scanned = try cursor.scanString()
+                    return (
+                        scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped),
+                        cursor.index
+                    )
+                }
+                XCTAssertEqual(scanned.start, 1)
+                XCTAssertEqual(
+                    scanned.end, bytes.count - 1, "length \(length), escape at \(String(describing: escapeAt))")
+                XCTAssertEqual(scanned.escaped, escapeAt != nil)
+                XCTAssertEqual(text, expected)
+                XCTAssertEqual(end, bytes.count)
+                // Without its closing quote, the string needs more input.
+                XCTAssertThrowsError(
+                    try bytes.dropLast().withUnsafeBytes { raw in
+                        var cursor = JSONByteCursor(raw, isFinal: false)
+                        _ = try cursor.scanString()
+                    })
+            }
+        }
+    }
+
     func testBenchmarkFixtureLoads() throws {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
