@@ -128,4 +128,23 @@ final class CacheSecretTests: XCTestCase {
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertNil(bytes.range(of: Data(expected["AccessToken"]!.first!.utf8)), "no plaintext on disk")
     }
+
+    func testTheCheckCoversEveryByteAndTheLength() {
+        // A change of any one byte, at any place of the four lanes, the eight-byte words or the
+        // last bytes, changes the check; so does a length change with the same bytes.
+        for length in 0..<80 {
+            var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            let original = bytes.withUnsafeBufferPointer(CacheFileRange.check)
+            for index in 0..<length {
+                bytes[index] ^= 0x20
+                XCTAssertNotEqual(
+                    bytes.withUnsafeBufferPointer(CacheFileRange.check), original, "\(length) at \(index)")
+                bytes[index] ^= 0x20
+            }
+            XCTAssertEqual(bytes.withUnsafeBufferPointer(CacheFileRange.check), original)
+            if length > 0 {
+                XCTAssertNotEqual(bytes.dropLast().withUnsafeBufferPointer(CacheFileRange.check), original)
+            }
+        }
+    }
 }
