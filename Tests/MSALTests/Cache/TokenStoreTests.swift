@@ -254,4 +254,47 @@ final class TokenStoreTests: XCTestCase {
         XCTAssertEqual(reloaded.counts.accessTokens, store.counts.accessTokens)
         XCTAssertEqual(reloaded.counts.accounts, 33)
     }
+
+    func testIndexingOnTwoThreadsBuildsWhatOneBuilds() {
+        // Many accounts, with duplicates of every kind (older and newer copies) among them.
+        var source = TokenStore()
+        for index in 0..<600 {
+            source.save(
+                CacheFixtures.response(
+                    uid: "user-\(index)", accessToken: "at-\(index)", foci: index % 3 == 0 ? "1" : nil))
+        }
+        var contents = source.contents
+        for index in stride(from: 0, to: 600, by: 7) {
+            var olderToken = contents.accessTokens[index]
+            olderToken.cachedAt = (olderToken.cachedAt ?? 0) - 100
+            olderToken.secret = "older-\(index)"
+            contents.accessTokens.insert(olderToken, at: index / 2)
+            var newerToken = contents.refreshTokens[index]
+            newerToken.lastModificationTime = "2000000000"
+            newerToken.secret = "newer-\(index)"
+            contents.refreshTokens.append(newerToken)
+            contents.idTokens.append(contents.idTokens[index])
+            contents.accounts.append(contents.accounts[index])
+        }
+        let one = TokenStore(contents, twoThreadsFrom: .max)
+        let two = TokenStore(contents, twoThreadsFrom: 0)
+        XCTAssertEqual(one.contents.accessTokens, two.contents.accessTokens)
+        XCTAssertEqual(one.contents.refreshTokens, two.contents.refreshTokens)
+        XCTAssertEqual(one.contents.idTokens, two.contents.idTokens)
+        XCTAssertEqual(one.contents.accounts, two.contents.accounts)
+        XCTAssertEqual(two.counts.accessTokens, 600, "the older copies are gone")
+        XCTAssertEqual(two.counts.refreshTokens, 600)
+        XCTAssertEqual(two.counts.idTokens, 600)
+        XCTAssertEqual(two.counts.accounts, 600)
+        XCTAssertEqual(Set(two.contents.refreshTokens.map(\.secret).filter { $0.hasPrefix("newer-") }).count, 86)
+        XCTAssertFalse(two.contents.accessTokens.contains { $0.secret.hasPrefix("older-") })
+        var halves = [0, 0]
+        for account in source.contents.accounts {
+            XCTAssertEqual(one.refs(account.homeAccountId), two.refs(account.homeAccountId))
+            XCTAssertEqual(two.refs(account.homeAccountId).count, 4)
+            halves[AccountBuckets.shard(of: account.homeAccountId)] += 1
+        }
+        XCTAssertGreaterThan(halves[0], 200, "both halves are used")
+        XCTAssertGreaterThan(halves[1], 200, "both halves are used")
+    }
 }

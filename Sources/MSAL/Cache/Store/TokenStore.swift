@@ -1,3 +1,5 @@
+import Foundation
+
 /// The in-memory token cache: the entities in document order plus the indexes that make the
 /// silent path cost the same with one account or a hundred thousand.
 ///
@@ -35,7 +37,7 @@ struct TokenStore: Sendable {
     }
 
     private(set) var contents: CacheContents
-    private(set) var buckets: [String: Bucket] = [:]
+    private(set) var buckets = AccountBuckets()
     private var appIndex: [AppKey: Int] = [:]
     private var metadataIndex: [MetadataKey: Int] = [:]
     /// Lowercased username → home account ids; built on first use.
@@ -47,79 +49,57 @@ struct TokenStore: Sendable {
     }
 
     /// A cache holding `contents` (as read from a document): indexes the entities where they
-    /// are, and drops entries that duplicate another one's meaning (keeping the newer).
-    init(_ loaded: consuming CacheContents) {
+    /// are, and drops entries that duplicate another one's meaning (keeping the newer). With at
+    /// least `twoThreadsFrom` entities, the two halves of the buckets are built on two threads.
+    init(_ loaded: consuming CacheContents, twoThreadsFrom: Int = Self.indexTwoThreadsFrom) {
         let accountMetadata = loaded.accountMetadata
         loaded.accountMetadata = []
         contents = consume loaded
-        buckets.reserveCapacity(contents.accounts.count + contents.refreshTokens.count / 4 + 16)
-        var losers = Set<EntityRef>()
-        for slot in contents.accessTokens.indices {
-            let hid = contents.accessTokens[slot].homeAccountId
-            let position = buckets.index(forKey: hid)
-            if let existing = firstRef(
-                .accessToken, at: position,
-                where: { contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot]) })
-            {
-                let newer =
-                    (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
-                losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
+        let capacity = (contents.accounts.count + contents.refreshTokens.count / 4) / 2 + 16
+        let parallel = entityCount >= twoThreadsFrom
+        var halves: [ShardIndexer.Half] = []
+        // The arrays are moved out while their elements are indexed in place, and back after.
+        var accessTokens = contents.accessTokens
+        var refreshTokens = contents.refreshTokens
+        var idTokens = contents.idTokens
+        var accounts = contents.accounts
+        contents.accessTokens = []
+        contents.refreshTokens = []
+        contents.idTokens = []
+        contents.accounts = []
+        accessTokens.withUnsafeMutableBufferPointer { accessTokens in
+            refreshTokens.withUnsafeMutableBufferPointer { refreshTokens in
+                idTokens.withUnsafeMutableBufferPointer { idTokens in
+                    accounts.withUnsafeMutableBufferPointer { accounts in
+                        let entities = LoadedEntities(
+                            accessTokens: accessTokens, refreshTokens: refreshTokens, idTokens: idTokens,
+                            accounts: accounts)
+                        if parallel {
+                            let (first, second) = alongside({
+                                ShardIndexer.index(entities, shard: 1, capacity: capacity)
+                            }) {
+                                ShardIndexer.index(entities, shard: 0, capacity: capacity)
+                            }
+                            halves = [first, second]
+                        } else {
+                            halves = (0..<2).map { ShardIndexer.index(entities, shard: $0, capacity: capacity) }
+                        }
+                    }
+                }
             }
-            contents.accessTokens[slot].homeAccountId = link(
-                EntityRef(kind: .accessToken, slot: Int32(slot)), hid, at: position)
         }
-        for slot in contents.refreshTokens.indices {
-            let hid = contents.refreshTokens[slot].homeAccountId
-            let position = buckets.index(forKey: hid)
-            if let existing = firstRef(
-                .refreshToken, at: position,
-                where: {
-                    contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
-                        && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
-                        && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
-                })
-            {
-                let newer =
-                    contents.refreshTokens[slot].modificationSeconds
-                    >= contents.refreshTokens[existing].modificationSeconds
-                losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
-            }
-            contents.refreshTokens[slot].homeAccountId = link(
-                EntityRef(kind: .refreshToken, slot: Int32(slot)), hid, at: position)
+        contents.accessTokens = accessTokens
+        contents.refreshTokens = refreshTokens
+        contents.idTokens = idTokens
+        contents.accounts = accounts
+        buckets = AccountBuckets(halves[0].buckets, halves[1].buckets)
+        let losers = halves[0].losers.union(halves[1].losers)
+        if parallel {
+            // Tens of thousands of strings: freed off the caller's path.
+            let replaced = (halves[0].replaced, halves[1].replaced)
+            DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
         }
-        for slot in contents.idTokens.indices {
-            let hid = contents.idTokens[slot].homeAccountId
-            let position = buckets.index(forKey: hid)
-            if let existing = firstRef(
-                .idToken, at: position,
-                where: {
-                    contents.idTokens[$0].environment == contents.idTokens[slot].environment
-                        && contents.idTokens[$0].realm == contents.idTokens[slot].realm
-                        && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
-                        && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
-                })
-            {
-                losers.insert(EntityRef(kind: .idToken, slot: Int32(existing)))
-            }
-            contents.idTokens[slot].homeAccountId = link(
-                EntityRef(kind: .idToken, slot: Int32(slot)), hid, at: position)
-        }
-        for slot in contents.accounts.indices {
-            let hid = contents.accounts[slot].homeAccountId
-            let position = buckets.index(forKey: hid)
-            if let existing = firstRef(
-                .account, at: position,
-                where: {
-                    contents.accounts[$0].environment == contents.accounts[slot].environment
-                        && contents.accounts[$0].realm == contents.accounts[slot].realm
-                        && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
-                })
-            {
-                losers.insert(EntityRef(kind: .account, slot: Int32(existing)))
-            }
-            contents.accounts[slot].homeAccountId = link(
-                EntityRef(kind: .account, slot: Int32(slot)), hid, at: position)
-        }
+        halves = []
         for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         var duplicateMetadata: [Int] = []
         for index in contents.appMetadata.indices {
@@ -181,26 +161,18 @@ struct TokenStore: Sendable {
 
     /// Adds `ref` to the bucket of `homeAccountId` and returns the bucket's shared id string.
     private mutating func link(_ ref: EntityRef, _ homeAccountId: String) -> String {
-        link(ref, homeAccountId, at: buckets.index(forKey: homeAccountId))
-    }
-
-    /// ``link(_:_:)`` where `position` is the bucket's place in ``buckets``, found by the caller
-    /// (`nil`: the account has no bucket yet).
-    private mutating func link(_ ref: EntityRef, _ homeAccountId: String, at position: [String: Bucket].Index?)
-        -> String
-    {
-        guard let position else {
-            var refs = [ref]
-            refs.reserveCapacity(Self.bucketCapacity)
-            buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: refs)
-            return homeAccountId
-        }
-        buckets.values[position].refs.append(ref)
-        return buckets.values[position].homeAccountId
+        if let shared = buckets.append(ref, toBucketOf: homeAccountId) { return shared }
+        var refs = [ref]
+        refs.reserveCapacity(Self.bucketCapacity)
+        buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: refs)
+        return homeAccountId
     }
 
     /// Room made in a new bucket: an account's access, refresh and id tokens and its record.
-    private static let bucketCapacity = 4
+    static let bucketCapacity = 4
+
+    /// Stores with this many entities or more are indexed on two threads when loaded.
+    static let indexTwoThreadsFrom = 4_000
 
     private mutating func unlink(_ ref: EntityRef, _ homeAccountId: String) {
         guard var bucket = buckets.removeValue(forKey: homeAccountId) else { return }
@@ -414,13 +386,8 @@ struct TokenStore: Sendable {
 
     /// The first slot of `kind` in the account's bucket satisfying `predicate`.
     func firstRef(_ kind: Kind, _ homeAccountId: String, where predicate: (Int) -> Bool) -> Int? {
-        firstRef(kind, at: buckets.index(forKey: homeAccountId), where: predicate)
-    }
-
-    /// ``firstRef(_:_:where:)`` in the bucket at `position` of ``buckets``.
-    private func firstRef(_ kind: Kind, at position: [String: Bucket].Index?, where predicate: (Int) -> Bool) -> Int? {
-        guard let position else { return nil }
-        for ref in buckets.values[position].refs where ref.kind == kind && predicate(Int(ref.slot)) {
+        guard let bucket = buckets[homeAccountId] else { return nil }
+        for ref in bucket.refs where ref.kind == kind && predicate(Int(ref.slot)) {
             return Int(ref.slot)
         }
         return nil

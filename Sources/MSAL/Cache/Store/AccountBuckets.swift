@@ -1,0 +1,187 @@
+/// The store's buckets by home account id, kept in two halves chosen by a digest of the id, so
+/// that the buckets of a large cache are built on two threads at once (``ShardIndexer``).
+struct AccountBuckets: Sendable {
+    typealias Shard = [String: TokenStore.Bucket]
+
+    private var first: Shard
+    private var second: Shard
+
+    init(_ first: Shard = [:], _ second: Shard = [:]) {
+        self.first = first
+        self.second = second
+    }
+
+    /// Which half holds the bucket of `id`: a multiply-fold of its bytes, eight at a time.
+    static func shard(of id: String) -> Int {
+        id.withUTF8Bytes { bytes in
+            var folded = UInt64(bytes.count)
+            var index = 0
+            if let base = bytes.baseAddress {
+                let raw = UnsafeRawPointer(base)
+                while index + 8 <= bytes.count {
+                    folded =
+                        (folded ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+                    index += 8
+                }
+                while index < bytes.count {
+                    folded = (folded ^ UInt64(base[index])) &* 0x100_0000_01B3
+                    index += 1
+                }
+            }
+            return Int(truncatingIfNeeded: (folded ^ (folded >> 29)) >> 63)
+        }
+    }
+
+    subscript(id: String) -> TokenStore.Bucket? {
+        get { Self.shard(of: id) == 0 ? first[id] : second[id] }
+        set {
+            if Self.shard(of: id) == 0 { first[id] = newValue } else { second[id] = newValue }
+        }
+    }
+
+    mutating func removeValue(forKey id: String) -> TokenStore.Bucket? {
+        Self.shard(of: id) == 0 ? first.removeValue(forKey: id) : second.removeValue(forKey: id)
+    }
+
+    /// Appends `ref` to the bucket of `id` when there is one (one lookup); returns the bucket's
+    /// shared id string, or `nil` when the account has no bucket.
+    mutating func append(_ ref: TokenStore.EntityRef, toBucketOf id: String) -> String? {
+        func append(_ shard: inout Shard) -> String? {
+            guard let position = shard.index(forKey: id) else { return nil }
+            shard.values[position].refs.append(ref)
+            return shard.values[position].homeAccountId
+        }
+        return Self.shard(of: id) == 0 ? append(&first) : append(&second)
+    }
+}
+
+/// The loaded entities of a store, by kind, with the half of the buckets each one belongs to,
+/// for the indexers of both halves.
+///
+/// @unchecked Sendable: the two ``ShardIndexer``s that share it read and write only entities of
+/// their own half (the halves are found here, before either starts), and write only their home
+/// account ids.
+struct LoadedEntities: @unchecked Sendable {
+    let accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>
+    let refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>
+    let idTokens: UnsafeMutableBufferPointer<CacheIdToken>
+    let accounts: UnsafeMutableBufferPointer<CacheAccount>
+    /// ``AccountBuckets/shard(of:)`` of each entity's home account id, by kind.
+    let halves: (accessTokens: [UInt8], refreshTokens: [UInt8], idTokens: [UInt8], accounts: [UInt8])
+
+    init(
+        accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>,
+        refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>,
+        idTokens: UnsafeMutableBufferPointer<CacheIdToken>, accounts: UnsafeMutableBufferPointer<CacheAccount>
+    ) {
+        self.accessTokens = accessTokens
+        self.refreshTokens = refreshTokens
+        self.idTokens = idTokens
+        self.accounts = accounts
+        // By index: mapping over the elements would copy whole entities.
+        halves = (
+            accessTokens.indices.map { UInt8(AccountBuckets.shard(of: accessTokens[$0].homeAccountId)) },
+            refreshTokens.indices.map { UInt8(AccountBuckets.shard(of: refreshTokens[$0].homeAccountId)) },
+            idTokens.indices.map { UInt8(AccountBuckets.shard(of: idTokens[$0].homeAccountId)) },
+            accounts.indices.map { UInt8(AccountBuckets.shard(of: accounts[$0].homeAccountId)) }
+        )
+    }
+}
+
+/// Builds one half of the buckets of a loaded store: links each entity of that half into its
+/// account's bucket (sharing one id string per account), and finds entries that duplicate
+/// another one's meaning. Every entity of an account is in the same half, and each half is
+/// indexed in the order of the whole, so the halves together are what one pass would build.
+enum ShardIndexer {
+    typealias Kind = TokenStore.Kind
+    typealias EntityRef = TokenStore.EntityRef
+
+    /// What indexing a half gives.
+    struct Half: Sendable {
+        var buckets: AccountBuckets.Shard
+        /// The entries that lose to a duplicate (the older one), to be removed.
+        var losers = Set<EntityRef>()
+        /// The entities' own copies of their home account ids, replaced by their bucket's: freeing
+        /// them is left to the caller (freeing memory another thread allocated is slow while
+        /// another thread does the same).
+        var replaced: [String] = []
+    }
+
+    /// The buckets of half `shard`, and the entries that lose to a duplicate.
+    static func index(_ entities: LoadedEntities, shard: Int, capacity: Int) -> Half {
+        var buckets = AccountBuckets.Shard(minimumCapacity: capacity)
+        var losers = Set<EntityRef>()
+        var replaced: [String] = []
+        replaced.reserveCapacity(capacity * 3)
+        /// Gives the entity the bucket's id string, keeping its own in `replaced`.
+        func share(_ shared: String, _ id: inout String, isNew: Bool) {
+            guard !isNew else { return }
+            var own = shared
+            swap(&own, &id)
+            replaced.append(own)
+        }
+        let accessTokens = entities.accessTokens
+        let half = UInt8(shard)
+        for slot in accessTokens.indices where entities.halves.accessTokens[slot] == half {
+            let (shared, existing, isNew) = link(.accessToken, slot, accessTokens[slot].homeAccountId, &buckets) {
+                accessTokens[$0].isSameSlot(as: accessTokens[slot])
+            }
+            if let existing {
+                let newer = (accessTokens[slot].cachedAt ?? 0) >= (accessTokens[existing].cachedAt ?? 0)
+                losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
+            }
+            share(shared, &accessTokens[slot].homeAccountId, isNew: isNew)
+        }
+        let refreshTokens = entities.refreshTokens
+        for slot in refreshTokens.indices where entities.halves.refreshTokens[slot] == half {
+            let (shared, existing, isNew) = link(.refreshToken, slot, refreshTokens[slot].homeAccountId, &buckets) {
+                refreshTokens[$0].environment == refreshTokens[slot].environment
+                    && refreshTokens[$0].clientId == refreshTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
+            }
+            if let existing {
+                let newer = refreshTokens[slot].modificationSeconds >= refreshTokens[existing].modificationSeconds
+                losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
+            }
+            share(shared, &refreshTokens[slot].homeAccountId, isNew: isNew)
+        }
+        let idTokens = entities.idTokens
+        for slot in idTokens.indices where entities.halves.idTokens[slot] == half {
+            let (shared, existing, isNew) = link(.idToken, slot, idTokens[slot].homeAccountId, &buckets) {
+                idTokens[$0].environment == idTokens[slot].environment && idTokens[$0].realm == idTokens[slot].realm
+                    && idTokens[$0].clientId == idTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
+            }
+            if let existing { losers.insert(EntityRef(kind: .idToken, slot: Int32(existing))) }
+            share(shared, &idTokens[slot].homeAccountId, isNew: isNew)
+        }
+        let accounts = entities.accounts
+        for slot in accounts.indices where entities.halves.accounts[slot] == half {
+            let (shared, existing, isNew) = link(.account, slot, accounts[slot].homeAccountId, &buckets) {
+                accounts[$0].environment == accounts[slot].environment && accounts[$0].realm == accounts[slot].realm
+                    && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
+            }
+            if let existing { losers.insert(EntityRef(kind: .account, slot: Int32(existing))) }
+            share(shared, &accounts[slot].homeAccountId, isNew: isNew)
+        }
+        return Half(buckets: buckets, losers: losers, replaced: replaced)
+    }
+
+    /// Links entity `slot` of `kind` into the bucket of `id` (one lookup). Returns the bucket's
+    /// shared id string, the first entity of `kind` already in the bucket that `isDuplicate`
+    /// accepts, and whether the bucket is new (made with `id` itself).
+    private static func link(
+        _ kind: Kind, _ slot: Int, _ id: String, _ buckets: inout AccountBuckets.Shard, isDuplicate: (Int) -> Bool
+    ) -> (shared: String, duplicate: Int?, isNew: Bool) {
+        let ref = EntityRef(kind: kind, slot: Int32(slot))
+        guard let position = buckets.index(forKey: id) else {
+            var refs = [ref]
+            refs.reserveCapacity(TokenStore.bucketCapacity)
+            buckets[id] = TokenStore.Bucket(homeAccountId: id, refs: refs)
+            return (id, nil, true)
+        }
+        let duplicate = buckets.values[position].refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }
+        buckets.values[position].refs.append(ref)
+        return (buckets.values[position].homeAccountId, duplicate.map { Int($0.slot) }, false)
+    }
+}
