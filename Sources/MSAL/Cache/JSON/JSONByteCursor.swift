@@ -90,18 +90,19 @@ struct JSONByteCursor {
         let high: UInt64 = 0x8080_8080_8080_8080
         let raw = UnsafeRawPointer(base)
         while true {
-            // Secrets are most of a cache file: sixteen bytes at a time until a quote or a
+            // Secrets are most of a cache file: thirty-two bytes at a time until a quote or a
             // backslash is among them, then eight at a time to find it.
-            while position + 16 <= count {
-                let first = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let second = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position + 8, as: UInt64.self))
-                let q1 = first ^ quotes
-                let b1 = first ^ backslashes
-                let q2 = second ^ quotes
-                let b2 = second ^ backslashes
-                let found = ((q1 &- low) & ~q1 | (b1 &- low) & ~b1 | (q2 &- low) & ~q2 | (b2 &- low) & ~b2) & high
-                if found != 0 { break }
-                position += 16
+            while position + 32 <= count {
+                var found: UInt64 = 0
+                for offset in stride(from: 0, to: 32, by: 8) {
+                    let word = UInt64(
+                        littleEndian: raw.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self))
+                    let q = word ^ quotes
+                    let b = word ^ backslashes
+                    found |= (q &- low) & ~q | (b &- low) & ~b
+                }
+                if found & high != 0 { break }
+                position += 32
             }
             while position + 8 <= count {
                 let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
