@@ -152,6 +152,35 @@ final class CacheDocumentTests: XCTestCase {
         }
     }
 
+    func testAnyIndentationReadsTheSame() throws {
+        // Runs of spaces are skipped eight at a time: indent by every width around that, and with
+        // tabs and carriage returns, in whole documents and in small windows.
+        let original = try CacheDocumentCodec.decode(Array(CacheFixtures.pythonDocument.utf8))
+        let lines = CacheFixtures.pythonDocument.split(separator: "\n").map { $0.drop { $0 == " " } }
+        for width in [0, 1, 7, 8, 9, 15, 16, 17, 25] {
+            for lineEnd in ["\n", "\r\n", "\n\t"] {
+                let text = lines.enumerated().map {
+                    String(repeating: " ", count: width * ($0.offset % 4)) + $0.element
+                }
+                .joined(separator: lineEnd)
+                let bytes = Array(text.utf8)
+                let whole = try CacheDocumentCodec.decode(bytes)
+                XCTAssertEqual(whole.accessTokens, original.accessTokens, "width \(width)")
+                XCTAssertEqual(whole.accounts, original.accounts, "width \(width)")
+                var reader = CacheDocumentReader()
+                var consumed = 0
+                var end = 0
+                while !reader.isDone {
+                    end = min(bytes.count, end + 5)
+                    consumed += try bytes[consumed..<end].withUnsafeBytes {
+                        try reader.consume($0, origin: consumed, isFinal: end == bytes.count)
+                    }
+                }
+                XCTAssertEqual(reader.contents.accessTokens, original.accessTokens, "width \(width) in windows")
+            }
+        }
+    }
+
     func testBenchmarkFixtureLoads() throws {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -47,12 +47,25 @@ struct JSONByteCursor {
 
     mutating func skipWhitespace() {
         while index < count {
-            switch base[index] {
-            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            let byte = base[index]
+            if byte > 0x20 { return }
+            switch byte {
+            case 0x20:
+                // Indentation (MSAL Python indents by four per level): eight spaces at a time.
+                if index + 8 <= count,
+                    UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self) == Self.eightSpaces
+                {
+                    index += 8
+                } else {
+                    index += 1
+                }
+            case 0x0A, 0x0D, 0x09: index += 1
             default: return
             }
         }
     }
+
+    private static let eightSpaces: UInt64 = 0x2020_2020_2020_2020
 
     /// The next non-whitespace byte, without consuming it.
     mutating func peek() throws(JSONScanError) -> UInt8 {
