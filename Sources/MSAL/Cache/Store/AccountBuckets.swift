@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The store's buckets by home account id, kept in two halves chosen by a digest of the id, so
 /// that the buckets of a large cache are built on two threads at once (``ShardIndexer``).
 struct AccountBuckets: Sendable {
@@ -58,16 +60,17 @@ struct AccountBuckets: Sendable {
 /// The loaded entities of a store, by kind, with the half of the buckets each one belongs to,
 /// for the indexers of both halves.
 ///
-/// @unchecked Sendable: the two ``ShardIndexer``s that share it read and write only entities of
-/// their own half (the halves are found here, before either starts), and write only their home
-/// account ids.
+/// @unchecked Sendable: each of the two ``ShardIndexer``s that share it first finds the halves of
+/// its own share of the slots (``findHalves(part:of:)``), then, after a ``Barrier``, reads and
+/// writes only the entities of its own half, and writes only their home account ids.
 struct LoadedEntities: @unchecked Sendable {
     let accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>
     let refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>
     let idTokens: UnsafeMutableBufferPointer<CacheIdToken>
     let accounts: UnsafeMutableBufferPointer<CacheAccount>
-    /// ``AccountBuckets/shard(of:)`` of each entity's home account id, by kind.
-    let halves: (accessTokens: [UInt8], refreshTokens: [UInt8], idTokens: [UInt8], accounts: [UInt8])
+    /// ``AccountBuckets/shard(of:)`` of each entity's home account id: access tokens, refresh
+    /// tokens, id tokens, then accounts. Owned by the caller (``deallocate()``).
+    private let halves: UnsafeMutableBufferPointer<UInt8>
 
     init(
         accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>,
@@ -78,13 +81,50 @@ struct LoadedEntities: @unchecked Sendable {
         self.refreshTokens = refreshTokens
         self.idTokens = idTokens
         self.accounts = accounts
-        // By index: mapping over the elements would copy whole entities.
-        halves = (
-            accessTokens.indices.map { UInt8(AccountBuckets.shard(of: accessTokens[$0].homeAccountId)) },
-            refreshTokens.indices.map { UInt8(AccountBuckets.shard(of: refreshTokens[$0].homeAccountId)) },
-            idTokens.indices.map { UInt8(AccountBuckets.shard(of: idTokens[$0].homeAccountId)) },
-            accounts.indices.map { UInt8(AccountBuckets.shard(of: accounts[$0].homeAccountId)) }
-        )
+        halves = .allocate(capacity: accessTokens.count + refreshTokens.count + idTokens.count + accounts.count)
+        halves.initialize(repeating: 0)
+    }
+
+    func deallocate() {
+        halves.deallocate()
+    }
+
+    /// Where each kind's halves start in ``halves``.
+    private var starts: (refreshTokens: Int, idTokens: Int, accounts: Int) {
+        let refreshTokens = accessTokens.count
+        let idTokens = refreshTokens + self.refreshTokens.count
+        return (refreshTokens, idTokens, idTokens + self.idTokens.count)
+    }
+
+    /// Finds the halves of share `part` of `parts` of every kind's slots.
+    func findHalves(part: Int, of parts: Int) {
+        func find(count: Int, at start: Int, _ id: (Int) -> String) {
+            for slot in (count * part / parts)..<(count * (part + 1) / parts) {
+                halves[start + slot] = UInt8(AccountBuckets.shard(of: id(slot)))
+            }
+        }
+        let starts = starts
+        // By slot, reading only the id: passing elements would copy whole entities.
+        find(count: accessTokens.count, at: 0) { accessTokens[$0].homeAccountId }
+        find(count: refreshTokens.count, at: starts.refreshTokens) { refreshTokens[$0].homeAccountId }
+        find(count: idTokens.count, at: starts.idTokens) { idTokens[$0].homeAccountId }
+        find(count: accounts.count, at: starts.accounts) { accounts[$0].homeAccountId }
+    }
+
+    func half(accessToken slot: Int) -> UInt8 { halves[slot] }
+    func half(refreshToken slot: Int) -> UInt8 { halves[starts.refreshTokens + slot] }
+    func half(idToken slot: Int) -> UInt8 { halves[starts.idTokens + slot] }
+    func half(account slot: Int) -> UInt8 { halves[starts.accounts + slot] }
+
+    /// Two indexers wait here for each other to have found their share of the halves.
+    final class Barrier: Sendable {
+        private let arrived = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+
+        /// Says that `part` (0 or 1) is done and waits for the other.
+        func arrive(_ part: Int) {
+            (part == 0 ? arrived.0 : arrived.1).signal()
+            (part == 0 ? arrived.1 : arrived.0).wait()
+        }
     }
 }
 
@@ -107,8 +147,16 @@ enum ShardIndexer {
         var replaced: [String] = []
     }
 
-    /// The buckets of half `shard`, and the entries that lose to a duplicate.
-    static func index(_ entities: LoadedEntities, shard: Int, capacity: Int) -> Half {
+    /// The buckets of half `shard`, and the entries that lose to a duplicate. With `barrier`, the
+    /// indexer of the other half runs at the same time: this one finds the halves of its share
+    /// of the slots, then waits for the other to have found the rest.
+    static func index(_ entities: LoadedEntities, shard: Int, capacity: Int, barrier: LoadedEntities.Barrier?)
+        -> Half
+    {
+        if let barrier {
+            entities.findHalves(part: shard, of: 2)
+            barrier.arrive(shard)
+        }
         var buckets = AccountBuckets.Shard(minimumCapacity: capacity)
         var losers = Set<EntityRef>()
         var replaced: [String] = []
@@ -122,7 +170,7 @@ enum ShardIndexer {
         }
         let accessTokens = entities.accessTokens
         let half = UInt8(shard)
-        for slot in accessTokens.indices where entities.halves.accessTokens[slot] == half {
+        for slot in accessTokens.indices where entities.half(accessToken: slot) == half {
             let (shared, existing, isNew) = link(.accessToken, slot, accessTokens[slot].homeAccountId, &buckets) {
                 accessTokens[$0].isSameSlot(as: accessTokens[slot])
             }
@@ -133,7 +181,7 @@ enum ShardIndexer {
             share(shared, &accessTokens[slot].homeAccountId, isNew: isNew)
         }
         let refreshTokens = entities.refreshTokens
-        for slot in refreshTokens.indices where entities.halves.refreshTokens[slot] == half {
+        for slot in refreshTokens.indices where entities.half(refreshToken: slot) == half {
             let (shared, existing, isNew) = link(.refreshToken, slot, refreshTokens[slot].homeAccountId, &buckets) {
                 refreshTokens[$0].environment == refreshTokens[slot].environment
                     && refreshTokens[$0].clientId == refreshTokens[slot].clientId
@@ -146,7 +194,7 @@ enum ShardIndexer {
             share(shared, &refreshTokens[slot].homeAccountId, isNew: isNew)
         }
         let idTokens = entities.idTokens
-        for slot in idTokens.indices where entities.halves.idTokens[slot] == half {
+        for slot in idTokens.indices where entities.half(idToken: slot) == half {
             let (shared, existing, isNew) = link(.idToken, slot, idTokens[slot].homeAccountId, &buckets) {
                 idTokens[$0].environment == idTokens[slot].environment && idTokens[$0].realm == idTokens[slot].realm
                     && idTokens[$0].clientId == idTokens[slot].clientId
@@ -156,7 +204,7 @@ enum ShardIndexer {
             share(shared, &idTokens[slot].homeAccountId, isNew: isNew)
         }
         let accounts = entities.accounts
-        for slot in accounts.indices where entities.halves.accounts[slot] == half {
+        for slot in accounts.indices where entities.half(account: slot) == half {
             let (shared, existing, isNew) = link(.account, slot, accounts[slot].homeAccountId, &buckets) {
                 accounts[$0].environment == accounts[slot].environment && accounts[$0].realm == accounts[slot].realm
                     && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))

@@ -74,15 +74,20 @@ struct TokenStore: Sendable {
                         let entities = LoadedEntities(
                             accessTokens: accessTokens, refreshTokens: refreshTokens, idTokens: idTokens,
                             accounts: accounts)
+                        defer { entities.deallocate() }
                         if parallel {
+                            let barrier = LoadedEntities.Barrier()
                             let (first, second) = alongside({
-                                ShardIndexer.index(entities, shard: 1, capacity: capacity)
+                                ShardIndexer.index(entities, shard: 1, capacity: capacity, barrier: barrier)
                             }) {
-                                ShardIndexer.index(entities, shard: 0, capacity: capacity)
+                                ShardIndexer.index(entities, shard: 0, capacity: capacity, barrier: barrier)
                             }
                             halves = [first, second]
                         } else {
-                            halves = (0..<2).map { ShardIndexer.index(entities, shard: $0, capacity: capacity) }
+                            entities.findHalves(part: 0, of: 1)
+                            halves = (0..<2).map {
+                                ShardIndexer.index(entities, shard: $0, capacity: capacity, barrier: nil)
+                            }
                         }
                     }
                 }
