@@ -117,37 +117,35 @@ struct CacheFile: Sendable {
     private func readSplit(_ descriptor: Int32, at split: DocumentSplit, snapshot: CacheFileSnapshot) throws
         -> CacheContents
     {
-        let rest = SecondPart()
         // The second part's secrets refer to a snapshot of their own (a duplicate descriptor of the
         // same open file), so the two threads do not share one reference count.
         let duplicate = dup(descriptor)
         let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate) : snapshot
-        let thread = Thread { [self] in
-            var reader = CacheDocumentReader(snapshot: restSnapshot, resumingAt: split)
-            rest.finish(
-                Result {
-                    try feed(&reader, descriptor, from: split.offset, cancelled: { rest.isCancelled })
-                        ?? CacheContents()
-                })
+        // Set when the second part's work is no longer wanted (this thread failed or read on).
+        let unwanted = Locked(false)
+        var first: (contents: CacheContents?, handedOver: Bool)
+        let rest: Result<CacheContents, any Error>
+        (first, rest) = try alongside({ [self] in
+            Result { () throws -> CacheContents in
+                var reader = CacheDocumentReader(snapshot: restSnapshot, resumingAt: split)
+                return try feed(&reader, descriptor, from: split.offset, cancelled: { unwanted.withLock { $0 } })
+                    ?? CacheContents()
+            }
+        }) { () throws -> (contents: CacheContents?, handedOver: Bool) in
+            var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
+            do {
+                let contents = try feed(&reader, descriptor, from: 0)
+                if !reader.handedOver { unwanted.withLock { $0 = true } }
+                return (contents, reader.handedOver)
+            } catch {
+                unwanted.withLock { $0 = true }
+                throw error
+            }
         }
-        thread.start()
-        var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
-        var first: CacheContents?
-        do {
-            first = try feed(&reader, descriptor, from: 0)
-        } catch {
-            rest.cancel()
-            _ = rest.wait()
-            throw error
-        }
-        guard reader.handedOver else {
-            rest.cancel()
-            _ = rest.wait()
-            return first ?? CacheContents()
-        }
+        guard first.handedOver else { return first.contents ?? CacheContents() }
         // Taken, not copied: the arrays must have one owner to grow in place.
-        var contents = first.take() ?? CacheContents()
-        contents.append(try rest.wait().get())
+        var contents = first.contents.take() ?? CacheContents()
+        contents.append(try rest.get())
         return contents
     }
 
@@ -333,29 +331,5 @@ struct CacheFile: Sendable {
             }
             written += count
         }
-    }
-}
-
-/// The result of reading a document's second part on another thread.
-private final class SecondPart: Sendable {
-    private let result = Locked<Result<CacheContents, any Error>?>(nil)
-    private let cancelled = Locked(false)
-    private let done = DispatchSemaphore(value: 0)
-
-    var isCancelled: Bool { cancelled.withLock { $0 } }
-
-    func cancel() {
-        cancelled.withLock { $0 = true }
-    }
-
-    func finish(_ outcome: Result<CacheContents, any Error>) {
-        result.withLock { $0 = outcome }
-        done.signal()
-    }
-
-    /// Waits for the other thread to finish; takes its result (so that it has one owner).
-    func wait() -> Result<CacheContents, any Error> {
-        done.wait()
-        return result.withLock { $0.take()! }
     }
 }
