@@ -123,15 +123,16 @@ struct CacheFile: Sendable {
         let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate) : snapshot
         // Set when the second part's work is no longer wanted (this thread failed or read on).
         let unwanted = Locked(false)
-        var first: (contents: CacheContents?, handedOver: Bool)
-        let rest: Result<CacheContents, any Error>
-        (first, rest) = try alongside({ [self] in
-            Result { () throws -> CacheContents in
+        let readRest: @Sendable () -> Result<CacheContents, any Error> = { [self] in
+            Result {
                 var reader = CacheDocumentReader(snapshot: restSnapshot, resumingAt: split)
                 return try feed(&reader, descriptor, from: split.offset, cancelled: { unwanted.withLock { $0 } })
                     ?? CacheContents()
             }
-        }) { () throws -> (contents: CacheContents?, handedOver: Bool) in
+        }
+        var first: (contents: CacheContents?, handedOver: Bool)
+        let rest: Result<CacheContents, any Error>
+        (first, rest) = try alongside(readRest) { () throws -> (contents: CacheContents?, handedOver: Bool) in
             var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
             do {
                 let contents = try feed(&reader, descriptor, from: 0)
