@@ -47,62 +47,68 @@ extension CacheEntityFields {
         return taken
     }
 
-    /// The entity for a credential section, or the required field it lacks; moves the values out.
-    mutating func takeAccessToken() -> Result<CacheAccessToken, MissingField> {
-        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
-        guard let environment = take(.environment) else { return .failure("environment") }
-        guard let clientId = take(.clientId) else { return .failure("client_id") }
-        guard let secret = secret.take() else { return .failure("secret") }
-        guard let target = take(.target) else { return .failure("target") }
-        return .success(
+    /// Appends the entity for a credential section, or returns the required field it lacks. Moves
+    /// the values out of the fields, and the entity into the array: nothing is copied.
+    mutating func takeAccessToken(into tokens: inout [CacheAccessToken]) -> MissingField? {
+        guard let hid = take(.homeAccountId) else { return "home_account_id" }
+        guard let environment = take(.environment) else { return "environment" }
+        guard let clientId = take(.clientId) else { return "client_id" }
+        guard let secret = secret.take() else { return "secret" }
+        guard let target = take(.target) else { return "target" }
+        tokens.append(
             CacheAccessToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
                 target: target, secret: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
                 expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
                 refreshOn: timestamps.refreshOn, unknown: takeUnknown()))
+        return nil
     }
 
-    mutating func takeRefreshToken() -> Result<CacheRefreshToken, MissingField> {
-        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
-        guard let environment = take(.environment) else { return .failure("environment") }
-        guard let clientId = take(.clientId) else { return .failure("client_id") }
-        guard let secret = secret.take() else { return .failure("secret") }
-        return .success(
+    mutating func takeRefreshToken(into tokens: inout [CacheRefreshToken]) -> MissingField? {
+        guard let hid = take(.homeAccountId) else { return "home_account_id" }
+        guard let environment = take(.environment) else { return "environment" }
+        guard let clientId = take(.clientId) else { return "client_id" }
+        guard let secret = secret.take() else { return "secret" }
+        tokens.append(
             CacheRefreshToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
                 target: take(.target), familyId: take(.familyId), lastModificationTime: take(.lastModificationTime),
                 realm: take(.realm), unknown: takeUnknown()))
+        return nil
     }
 
-    mutating func takeIdToken() -> Result<CacheIdToken, MissingField> {
-        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
-        guard let environment = take(.environment) else { return .failure("environment") }
-        guard let clientId = take(.clientId) else { return .failure("client_id") }
-        guard let secret = secret.take() else { return .failure("secret") }
-        return .success(
+    mutating func takeIdToken(into tokens: inout [CacheIdToken]) -> MissingField? {
+        guard let hid = take(.homeAccountId) else { return "home_account_id" }
+        guard let environment = take(.environment) else { return "environment" }
+        guard let clientId = take(.clientId) else { return "client_id" }
+        guard let secret = secret.take() else { return "secret" }
+        tokens.append(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
                 secret: secret, unknown: takeUnknown()))
+        return nil
     }
 
-    mutating func takeAccount() -> Result<CacheAccount, MissingField> {
-        guard let hid = take(.homeAccountId) else { return .failure("home_account_id") }
-        guard let environment = take(.environment) else { return .failure("environment") }
-        return .success(
+    mutating func takeAccount(into accounts: inout [CacheAccount]) -> MissingField? {
+        guard let hid = take(.homeAccountId) else { return "home_account_id" }
+        guard let environment = take(.environment) else { return "environment" }
+        accounts.append(
             CacheAccount(
                 homeAccountId: hid, environment: environment, realm: take(.realm) ?? "",
                 localAccountId: take(.localAccountId) ?? "", username: take(.username) ?? "",
                 authorityType: take(.authorityType) ?? "MSSTS", clientInfo: take(.clientInfo), name: take(.name),
                 givenName: take(.givenName), familyName: take(.familyName), middleName: take(.middleName),
                 unknown: takeUnknown()))
+        return nil
     }
 
-    mutating func takeAppMetadata() -> Result<CacheAppMetadata, MissingField> {
-        guard let clientId = take(.clientId) else { return .failure("client_id") }
-        guard let environment = take(.environment) else { return .failure("environment") }
-        return .success(
+    mutating func takeAppMetadata(into metadata: inout [CacheAppMetadata]) -> MissingField? {
+        guard let clientId = take(.clientId) else { return "client_id" }
+        guard let environment = take(.environment) else { return "environment" }
+        metadata.append(
             CacheAppMetadata(
                 clientId: clientId, environment: environment, familyId: take(.familyId), unknown: takeUnknown()))
+        return nil
     }
 }
 

@@ -156,50 +156,58 @@ struct CacheDocumentReader {
             skip(section, reason: "the field \(invalid) has a value of the wrong type")
             return
         }
+        // Each entity is moved from its fields into the contents and its key checked in place,
+        // never copied: an entity holds a dozen references, and a copy costs a retain and a
+        // release for each.
         switch section {
         case .accessToken:
-            if let entity = prepared(fields.takeAccessToken(), section, key, cursor) {
-                contents.accessTokens.append(entity)
+            if let missing = fields.takeAccessToken(into: &contents.accessTokens) {
+                skip(section, missing)
+            } else {
+                rememberKey(of: &contents.accessTokens[contents.accessTokens.count - 1], key, cursor)
             }
         case .refreshToken:
-            if let entity = prepared(fields.takeRefreshToken(), section, key, cursor) {
-                contents.refreshTokens.append(entity)
+            if let missing = fields.takeRefreshToken(into: &contents.refreshTokens) {
+                skip(section, missing)
+            } else {
+                rememberKey(of: &contents.refreshTokens[contents.refreshTokens.count - 1], key, cursor)
             }
         case .idToken:
-            if let entity = prepared(fields.takeIdToken(), section, key, cursor) {
-                contents.idTokens.append(entity)
+            if let missing = fields.takeIdToken(into: &contents.idTokens) {
+                skip(section, missing)
+            } else {
+                rememberKey(of: &contents.idTokens[contents.idTokens.count - 1], key, cursor)
             }
         case .account:
-            if let entity = prepared(fields.takeAccount(), section, key, cursor) {
-                contents.accounts.append(entity)
+            if let missing = fields.takeAccount(into: &contents.accounts) {
+                skip(section, missing)
+            } else {
+                rememberKey(of: &contents.accounts[contents.accounts.count - 1], key, cursor)
             }
         case .appMetadata:
-            if let entity = prepared(fields.takeAppMetadata(), section, key, cursor) {
-                contents.appMetadata.append(entity)
+            if let missing = fields.takeAppMetadata(into: &contents.appMetadata) {
+                skip(section, missing)
+            } else {
+                rememberKey(of: &contents.appMetadata[contents.appMetadata.count - 1], key, cursor)
             }
         case .accountMetadata:
             break
         }
     }
 
-    /// A complete entity, remembering its key only when it differs from the one we write.
-    private mutating func prepared<Entity: CacheEntity>(
-        _ result: consuming Result<Entity, MissingField>, _ section: CacheSection,
-        _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor
-    ) -> Entity? {
-        switch result {
-        case .failure(let missing):
-            skip(section, reason: "it has no \(missing.name)")
-            return nil
-        case .success(var entity):
-            var matcher = CacheKeyMatcher(
-                UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
-            entity.buildKey(&matcher)
-            if key.escaped || !matcher.matchedAll {
-                entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
-            }
-            return entity
+    /// Remembers the key `entity` was read under when it differs from the one we write.
+    private func rememberKey<Entity: CacheEntity>(
+        of entity: inout Entity, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor
+    ) {
+        var matcher = CacheKeyMatcher(UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
+        entity.buildKey(&matcher)
+        if key.escaped || !matcher.matchedAll {
+            entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
         }
+    }
+
+    private mutating func skip(_ section: CacheSection, _ missing: MissingField) {
+        skip(section, reason: "it has no \(missing.name)")
     }
 
     private mutating func skip(_ section: CacheSection, reason: String) {
