@@ -47,13 +47,33 @@ extension CacheEntityFields {
         return taken
     }
 
+    /// The fields every token requires (home account, environment, client, secret), moved out; or
+    /// `nil`, with the first one absent in `missing`.
+    private mutating func takeCredential(_ missing: inout MissingField?) -> (String, String, String, CacheSecret)? {
+        guard let hid = take(.homeAccountId) else {
+            missing = "home_account_id"
+            return nil
+        }
+        guard let environment = take(.environment) else {
+            missing = "environment"
+            return nil
+        }
+        guard let clientId = take(.clientId) else {
+            missing = "client_id"
+            return nil
+        }
+        guard let secret = secret.take() else {
+            missing = "secret"
+            return nil
+        }
+        return (hid, environment, clientId, secret)
+    }
+
     /// Appends the entity for a credential section, or returns the required field it lacks. Moves
     /// the values out of the fields, and the entity into the array: nothing is copied.
     mutating func takeAccessToken(into tokens: inout [CacheAccessToken]) -> MissingField? {
-        guard let hid = take(.homeAccountId) else { return "home_account_id" }
-        guard let environment = take(.environment) else { return "environment" }
-        guard let clientId = take(.clientId) else { return "client_id" }
-        guard let secret = secret.take() else { return "secret" }
+        var missing: MissingField?
+        guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         guard let target = take(.target) else { return "target" }
         tokens.append(
             CacheAccessToken(
@@ -65,10 +85,8 @@ extension CacheEntityFields {
     }
 
     mutating func takeRefreshToken(into tokens: inout [CacheRefreshToken]) -> MissingField? {
-        guard let hid = take(.homeAccountId) else { return "home_account_id" }
-        guard let environment = take(.environment) else { return "environment" }
-        guard let clientId = take(.clientId) else { return "client_id" }
-        guard let secret = secret.take() else { return "secret" }
+        var missing: MissingField?
+        guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         tokens.append(
             CacheRefreshToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
@@ -78,10 +96,8 @@ extension CacheEntityFields {
     }
 
     mutating func takeIdToken(into tokens: inout [CacheIdToken]) -> MissingField? {
-        guard let hid = take(.homeAccountId) else { return "home_account_id" }
-        guard let environment = take(.environment) else { return "environment" }
-        guard let clientId = take(.clientId) else { return "client_id" }
-        guard let secret = secret.take() else { return "secret" }
+        var missing: MissingField?
+        guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         tokens.append(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
