@@ -114,42 +114,63 @@ final class CacheDocumentTests: XCTestCase {
     }
 
     func testStringEndsAndEscapesAreFoundAtEveryPlaceOfABlock() throws {
-        // Strings are scanned sixteen, then eight bytes at a time: put the closing quote and an
-        // escape at every place relative to those blocks, with the window ending right after.
+        // Strings are scanned eight bytes at a time, then searched for quotes and backslashes: put
+        // the closing quote and an escape at every place relative to those steps, with the window
+        // ending right after. The escape is an escaped quote, which must not end the string, or an
+        // escaped backslash, after which a quote does end it.
         for length in 0..<40 {
             for escapeAt in [nil] + Array(0..<length) {
-                var content = Array(repeating: UInt8(ascii: "a"), count: length)
-                var expected = String(repeating: "a", count: length)
-                if let escapeAt {
-                    content[escapeAt] = UInt8(ascii: "\\")
-                    content.insert(UInt8(ascii: "\""), at: escapeAt + 1)
-                    expected =
-                        String(repeating: "a", count: escapeAt) + "\""
-                        + String(repeating: "a", count: length - escapeAt - 1)
+                for escaped in ["\"", "\\"] {
+                    var content = Array(repeating: UInt8(ascii: "a"), count: length)
+                    var expected = String(repeating: "a", count: length)
+                    if let escapeAt {
+                        content[escapeAt] = UInt8(ascii: "\\")
+                        content.insert(escaped.utf8.first!, at: escapeAt + 1)
+                        expected =
+                            String(repeating: "a", count: escapeAt) + escaped
+                            + String(repeating: "a", count: length - escapeAt - 1)
+                    }
+                    let bytes = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
+                    let (scanned, text, end) = try bytes.withUnsafeBytes { raw in
+                        var cursor = JSONByteCursor(raw, isFinal: true)
+                        let scanned = try cursor.scanString()
+                        return (
+                            scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped),
+                            cursor.index
+                        )
+                    }
+                    let place = "length \(length), escape \(escaped) at \(String(describing: escapeAt))"
+                    XCTAssertEqual(scanned.start, 1, place)
+                    XCTAssertEqual(scanned.end, bytes.count - 1, place)
+                    XCTAssertEqual(scanned.escaped, escapeAt != nil, place)
+                    XCTAssertEqual(text, expected, place)
+                    XCTAssertEqual(end, bytes.count, place)
+                    // Without its closing quote, the string needs more input.
+                    XCTAssertThrowsError(
+                        try bytes.dropLast().withUnsafeBytes { raw in
+                            var cursor = JSONByteCursor(raw, isFinal: false)
+                            _ = try cursor.scanString()
+                        }, place)
                 }
-                let bytes = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
-                let (scanned, text, end) = try bytes.withUnsafeBytes { raw in
-                    var cursor = JSONByteCursor(raw, isFinal: true)
-                    let scanned = try cursor.scanString()
-                    return (
-                        scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped),
-                        cursor.index
-                    )
-                }
-                XCTAssertEqual(scanned.start, 1)
-                XCTAssertEqual(
-                    scanned.end, bytes.count - 1, "length \(length), escape at \(String(describing: escapeAt))")
-                XCTAssertEqual(scanned.escaped, escapeAt != nil)
-                XCTAssertEqual(text, expected)
-                XCTAssertEqual(end, bytes.count)
-                // Without its closing quote, the string needs more input.
-                XCTAssertThrowsError(
-                    try bytes.dropLast().withUnsafeBytes { raw in
-                        var cursor = JSONByteCursor(raw, isFinal: false)
-                        _ = try cursor.scanString()
-                    })
             }
         }
+    }
+
+    func testManyEscapesInALongStringAreReadInOnePass() throws {
+        // Half a million escaped backslashes around one escaped quote, in a string of 1.5 MB: the
+        // closing quote, once found, stays the candidate while the escapes before it are stepped
+        // over (searching for it again after each escape would take minutes).
+        let half = Array(repeating: Array(#"a\\"#.utf8), count: 250_000).joined()
+        let bytes = [UInt8(ascii: "\"")] + half + Array(#"\""#.utf8) + half + [UInt8(ascii: "\"")]
+        let (scanned, text) = try bytes.withUnsafeBytes { raw in
+            var cursor = JSONByteCursor(raw, isFinal: true)
+            let scanned = try cursor.scanString()
+            return (scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped))
+        }
+        XCTAssertEqual(scanned.end, bytes.count - 1)
+        XCTAssertTrue(scanned.escaped)
+        let halfText = String(repeating: #"a\"#, count: 250_000)
+        XCTAssertEqual(text, halfText + "\"" + halfText)
     }
 
     func testAnyIndentationReadsTheSame() throws {

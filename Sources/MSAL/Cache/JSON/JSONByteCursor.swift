@@ -1,3 +1,5 @@
+import Glibc
+
 /// Why a step of the cache document reader stopped.
 enum JSONScanError: Error {
     /// The window ended inside a value and more input follows: read more and retry the step.
@@ -102,45 +104,42 @@ struct JSONByteCursor {
         let low: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
         let raw = UnsafeRawPointer(base)
+        // Short strings (names, ids) end within sixteen bytes: found eight at a time here.
+        var steps = 0
+        while steps < 2, position + 8 <= count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let q = word ^ quotes
+            let b = word ^ backslashes
+            let found = ((q &- low) & ~q | (b &- low) & ~b) & high
+            if found != 0 {
+                position += found.trailingZeroBitCount >> 3
+                if base[position] == UInt8(ascii: "\"") {
+                    index = position + 1
+                    return (start, position, false)
+                }
+                break
+            }
+            position += 8
+            steps += 1
+        }
+        // Longer ones (secrets are most of a cache file): the C library's vectorised search for
+        // the next quote, then for a backslash before it. A quote found stays the candidate until
+        // an escape reaches past it, so every byte is searched at most once for each.
+        var quote = -1
         while true {
-            // Secrets are most of a cache file: thirty-two bytes at a time until a quote or a
-            // backslash is among them, then eight at a time to find it.
-            while position + 32 <= count {
-                var found: UInt64 = 0
-                for offset in stride(from: 0, to: 32, by: 8) {
-                    let word = UInt64(
-                        littleEndian: raw.loadUnaligned(fromByteOffset: position + offset, as: UInt64.self))
-                    let q = word ^ quotes
-                    let b = word ^ backslashes
-                    found |= (q &- low) & ~q | (b &- low) & ~b
+            if quote < position {
+                guard position < count, let found = memchr(base + position, 0x22, count - position) else {
+                    throw endReached()
                 }
-                if found & high != 0 { break }
-                position += 32
+                quote = UnsafeRawPointer(found) - raw
             }
-            while position + 8 <= count {
-                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let q = word ^ quotes
-                let b = word ^ backslashes
-                let found = ((q &- low) & ~q | (b &- low) & ~b) & high
-                if found != 0 {
-                    position += found.trailingZeroBitCount >> 3
-                    break
-                }
-                position += 8
+            guard quote > position, let slash = memchr(base + position, 0x5C, quote - position) else {
+                index = quote + 1
+                return (start, quote, escaped)
             }
-            guard position < count else { throw endReached() }
-            let byte = base[position]
-            if byte == UInt8(ascii: "\"") {
-                index = position + 1
-                return (start, position, escaped)
-            }
-            if byte == UInt8(ascii: "\\") {
-                escaped = true
-                position += 2
-                guard position <= count else { throw endReached() }
-            } else {
-                position += 1
-            }
+            escaped = true
+            position = UnsafeRawPointer(slash) - raw + 2
+            guard position <= count else { throw endReached() }
         }
     }
 
