@@ -89,9 +89,17 @@ extension Array where Element: PlaceholderEntity {
     /// Appends `other`'s elements and empties it, moving the elements instead of copying them:
     /// `append(contentsOf:)` would retain every string of ten thousand entities, then release
     /// them all again when `other` is freed.
+    ///
+    /// Sections are contiguous, so only the section the split falls in has entities on both
+    /// sides; every other kind is empty on one side and is taken whole, without moving anything.
     mutating func appendMoving(_ other: inout [Element]) {
         let moved = other.count
         guard moved > 0 else { return }
+        guard !isEmpty else {
+            swap(&self, &other)
+            other = []
+            return
+        }
         other.withUnsafeMutableBufferPointer { source in
             let start = source.baseAddress!
             append(contentsOf: MovingOut(start: start, count: moved))
