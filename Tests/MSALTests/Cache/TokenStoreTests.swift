@@ -292,7 +292,7 @@ final class TokenStoreTests: XCTestCase {
         for account in source.contents.accounts {
             XCTAssertEqual(one.refs(account.homeAccountId), two.refs(account.homeAccountId))
             XCTAssertEqual(two.refs(account.homeAccountId).count, 4)
-            halves[AccountBuckets.shard(of: account.homeAccountId)] += 1
+            halves[AccountBuckets.shard(of: AccountBuckets.digest(of: account.homeAccountId))] += 1
         }
         XCTAssertGreaterThan(halves[0], 200, "both halves are used")
         XCTAssertGreaterThan(halves[1], 200, "both halves are used")

@@ -3,7 +3,32 @@ import Dispatch
 /// The store's buckets by home account id, kept in two halves chosen by a digest of the id, so
 /// that the buckets of a large cache are built on two threads at once (``ShardIndexer``).
 struct AccountBuckets: Sendable {
-    typealias Shard = [String: TokenStore.Bucket]
+    typealias Shard = [Key: TokenStore.Bucket]
+
+    /// A home account id with its ``digest(of:)``, which is what the dictionaries hash: the
+    /// digest is found once per entity while loading, and hashing eight bytes costs less than
+    /// hashing an id of seventy.
+    struct Key: Hashable, Sendable {
+        let id: String
+        let digest: UInt64
+
+        init(_ id: String) {
+            self.init(id, digest: AccountBuckets.digest(of: id))
+        }
+
+        init(_ id: String, digest: UInt64) {
+            self.id = id
+            self.digest = digest
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.digest == rhs.digest && lhs.id == rhs.id
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(digest)
+        }
+    }
 
     private var first: Shard
     private var second: Shard
@@ -13,8 +38,10 @@ struct AccountBuckets: Sendable {
         self.second = second
     }
 
-    /// Which half holds the bucket of `id`: a multiply-fold of its bytes, eight at a time.
-    static func shard(of id: String) -> Int {
+    /// A multiply-fold of the id's bytes, eight at a time. Not a defence against chosen
+    /// collisions (the process's seeded `Hasher` still mixes it); only whoever can write the
+    /// cache file chooses ids, and colliding ids cost comparisons, never a wrong answer.
+    static func digest(of id: String) -> UInt64 {
         id.withUTF8Bytes { bytes in
             var folded = UInt64(bytes.count)
             var index = 0
@@ -30,47 +57,58 @@ struct AccountBuckets: Sendable {
                     index += 1
                 }
             }
-            return Int(truncatingIfNeeded: (folded ^ (folded >> 29)) >> 63)
+            return folded ^ (folded >> 29)
         }
     }
 
+    /// Which half holds the bucket of the id with `digest`.
+    static func shard(of digest: UInt64) -> Int {
+        Int(truncatingIfNeeded: digest >> 63)
+    }
+
     subscript(id: String) -> TokenStore.Bucket? {
-        get { Self.shard(of: id) == 0 ? first[id] : second[id] }
+        get {
+            let key = Key(id)
+            return Self.shard(of: key.digest) == 0 ? first[key] : second[key]
+        }
         set {
-            if Self.shard(of: id) == 0 { first[id] = newValue } else { second[id] = newValue }
+            let key = Key(id)
+            if Self.shard(of: key.digest) == 0 { first[key] = newValue } else { second[key] = newValue }
         }
     }
 
     mutating func removeValue(forKey id: String) -> TokenStore.Bucket? {
-        Self.shard(of: id) == 0 ? first.removeValue(forKey: id) : second.removeValue(forKey: id)
+        let key = Key(id)
+        return Self.shard(of: key.digest) == 0 ? first.removeValue(forKey: key) : second.removeValue(forKey: key)
     }
 
     /// Appends `ref` to the bucket of `id` when there is one (one lookup); returns the bucket's
     /// shared id string, or `nil` when the account has no bucket.
     mutating func append(_ ref: TokenStore.EntityRef, toBucketOf id: String) -> String? {
+        let key = Key(id)
         func append(_ shard: inout Shard) -> String? {
-            guard let position = shard.index(forKey: id) else { return nil }
+            guard let position = shard.index(forKey: key) else { return nil }
             shard.values[position].refs.append(ref)
             return shard.values[position].homeAccountId
         }
-        return Self.shard(of: id) == 0 ? append(&first) : append(&second)
+        return Self.shard(of: key.digest) == 0 ? append(&first) : append(&second)
     }
 }
 
-/// The loaded entities of a store, by kind, with the half of the buckets each one belongs to,
-/// for the indexers of both halves.
+/// The loaded entities of a store, by kind, with the digest of each one's home account id (which
+/// tells the half of the buckets it belongs to), for the indexers of both halves.
 ///
-/// @unchecked Sendable: each of the two ``ShardIndexer``s that share it first finds the halves of
-/// its own share of the slots (``findHalves(part:of:)``), then, after a ``Barrier``, reads and
+/// @unchecked Sendable: each of the two ``ShardIndexer``s that share it first finds the digests of
+/// its own share of the slots (``findDigests(part:of:)``), then, after a ``Barrier``, reads and
 /// writes only the entities of its own half, and writes only their home account ids.
 struct LoadedEntities: @unchecked Sendable {
     let accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>
     let refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>
     let idTokens: UnsafeMutableBufferPointer<CacheIdToken>
     let accounts: UnsafeMutableBufferPointer<CacheAccount>
-    /// ``AccountBuckets/shard(of:)`` of each entity's home account id: access tokens, refresh
+    /// ``AccountBuckets/digest(of:)`` of each entity's home account id: access tokens, refresh
     /// tokens, id tokens, then accounts. Owned by the caller (``deallocate()``).
-    private let halves: UnsafeMutableBufferPointer<UInt8>
+    private let digests: UnsafeMutableBufferPointer<UInt64>
 
     init(
         accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>,
@@ -81,26 +119,26 @@ struct LoadedEntities: @unchecked Sendable {
         self.refreshTokens = refreshTokens
         self.idTokens = idTokens
         self.accounts = accounts
-        halves = .allocate(capacity: accessTokens.count + refreshTokens.count + idTokens.count + accounts.count)
-        halves.initialize(repeating: 0)
+        digests = .allocate(capacity: accessTokens.count + refreshTokens.count + idTokens.count + accounts.count)
+        digests.initialize(repeating: 0)
     }
 
     func deallocate() {
-        halves.deallocate()
+        digests.deallocate()
     }
 
-    /// Where each kind's halves start in ``halves``.
+    /// Where each kind's digests start in ``digests``.
     private var starts: (refreshTokens: Int, idTokens: Int, accounts: Int) {
         let refreshTokens = accessTokens.count
         let idTokens = refreshTokens + self.refreshTokens.count
         return (refreshTokens, idTokens, idTokens + self.idTokens.count)
     }
 
-    /// Finds the halves of share `part` of `parts` of every kind's slots.
-    func findHalves(part: Int, of parts: Int) {
+    /// Finds the digests of share `part` of `parts` of every kind's slots.
+    func findDigests(part: Int, of parts: Int) {
         func find(count: Int, at start: Int, _ id: (Int) -> String) {
             for slot in (count * part / parts)..<(count * (part + 1) / parts) {
-                halves[start + slot] = UInt8(AccountBuckets.shard(of: id(slot)))
+                digests[start + slot] = AccountBuckets.digest(of: id(slot))
             }
         }
         let starts = starts
@@ -111,12 +149,12 @@ struct LoadedEntities: @unchecked Sendable {
         find(count: accounts.count, at: starts.accounts) { accounts[$0].homeAccountId }
     }
 
-    func half(accessToken slot: Int) -> UInt8 { halves[slot] }
-    func half(refreshToken slot: Int) -> UInt8 { halves[starts.refreshTokens + slot] }
-    func half(idToken slot: Int) -> UInt8 { halves[starts.idTokens + slot] }
-    func half(account slot: Int) -> UInt8 { halves[starts.accounts + slot] }
+    func digest(accessToken slot: Int) -> UInt64 { digests[slot] }
+    func digest(refreshToken slot: Int) -> UInt64 { digests[starts.refreshTokens + slot] }
+    func digest(idToken slot: Int) -> UInt64 { digests[starts.idTokens + slot] }
+    func digest(account slot: Int) -> UInt64 { digests[starts.accounts + slot] }
 
-    /// Two indexers wait here for each other to have found their share of the halves.
+    /// Two indexers wait here for each other to have found their share of the digests.
     final class Barrier: Sendable {
         private let arrived = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
 
@@ -154,7 +192,7 @@ enum ShardIndexer {
         -> Half
     {
         if let barrier {
-            entities.findHalves(part: shard, of: 2)
+            entities.findDigests(part: shard, of: 2)
             barrier.arrive(shard)
         }
         var buckets = AccountBuckets.Shard(minimumCapacity: capacity)
@@ -169,9 +207,11 @@ enum ShardIndexer {
             replaced.append(own)
         }
         let accessTokens = entities.accessTokens
-        let half = UInt8(shard)
-        for slot in accessTokens.indices where entities.half(accessToken: slot) == half {
-            let (shared, existing, isNew) = link(.accessToken, slot, accessTokens[slot].homeAccountId, &buckets) {
+        for slot in accessTokens.indices {
+            let digest = entities.digest(accessToken: slot)
+            guard AccountBuckets.shard(of: digest) == shard else { continue }
+            let key = AccountBuckets.Key(accessTokens[slot].homeAccountId, digest: digest)
+            let (shared, existing, isNew) = link(.accessToken, slot, key, &buckets) {
                 accessTokens[$0].isSameSlot(as: accessTokens[slot])
             }
             if let existing {
@@ -181,8 +221,11 @@ enum ShardIndexer {
             share(shared, &accessTokens[slot].homeAccountId, isNew: isNew)
         }
         let refreshTokens = entities.refreshTokens
-        for slot in refreshTokens.indices where entities.half(refreshToken: slot) == half {
-            let (shared, existing, isNew) = link(.refreshToken, slot, refreshTokens[slot].homeAccountId, &buckets) {
+        for slot in refreshTokens.indices {
+            let digest = entities.digest(refreshToken: slot)
+            guard AccountBuckets.shard(of: digest) == shard else { continue }
+            let key = AccountBuckets.Key(refreshTokens[slot].homeAccountId, digest: digest)
+            let (shared, existing, isNew) = link(.refreshToken, slot, key, &buckets) {
                 refreshTokens[$0].environment == refreshTokens[slot].environment
                     && refreshTokens[$0].clientId == refreshTokens[slot].clientId
                     && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
@@ -194,8 +237,11 @@ enum ShardIndexer {
             share(shared, &refreshTokens[slot].homeAccountId, isNew: isNew)
         }
         let idTokens = entities.idTokens
-        for slot in idTokens.indices where entities.half(idToken: slot) == half {
-            let (shared, existing, isNew) = link(.idToken, slot, idTokens[slot].homeAccountId, &buckets) {
+        for slot in idTokens.indices {
+            let digest = entities.digest(idToken: slot)
+            guard AccountBuckets.shard(of: digest) == shard else { continue }
+            let key = AccountBuckets.Key(idTokens[slot].homeAccountId, digest: digest)
+            let (shared, existing, isNew) = link(.idToken, slot, key, &buckets) {
                 idTokens[$0].environment == idTokens[slot].environment && idTokens[$0].realm == idTokens[slot].realm
                     && idTokens[$0].clientId == idTokens[slot].clientId
                     && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
@@ -204,8 +250,11 @@ enum ShardIndexer {
             share(shared, &idTokens[slot].homeAccountId, isNew: isNew)
         }
         let accounts = entities.accounts
-        for slot in accounts.indices where entities.half(account: slot) == half {
-            let (shared, existing, isNew) = link(.account, slot, accounts[slot].homeAccountId, &buckets) {
+        for slot in accounts.indices {
+            let digest = entities.digest(account: slot)
+            guard AccountBuckets.shard(of: digest) == shard else { continue }
+            let key = AccountBuckets.Key(accounts[slot].homeAccountId, digest: digest)
+            let (shared, existing, isNew) = link(.account, slot, key, &buckets) {
                 accounts[$0].environment == accounts[slot].environment && accounts[$0].realm == accounts[slot].realm
                     && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
             }
@@ -215,21 +264,27 @@ enum ShardIndexer {
         return Half(buckets: buckets, losers: losers, replaced: replaced)
     }
 
-    /// Links entity `slot` of `kind` into the bucket of `id` (one lookup). Returns the bucket's
+    /// Links entity `slot` of `kind` into the bucket of `key` (one lookup). Returns the bucket's
     /// shared id string, the first entity of `kind` already in the bucket that `isDuplicate`
-    /// accepts, and whether the bucket is new (made with `id` itself).
+    /// accepts, and whether the bucket is new (made with the key's id itself).
     private static func link(
-        _ kind: Kind, _ slot: Int, _ id: String, _ buckets: inout AccountBuckets.Shard, isDuplicate: (Int) -> Bool
+        _ kind: Kind, _ slot: Int, _ key: AccountBuckets.Key, _ buckets: inout AccountBuckets.Shard,
+        isDuplicate: (Int) -> Bool
     ) -> (shared: String, duplicate: Int?, isNew: Bool) {
         let ref = EntityRef(kind: kind, slot: Int32(slot))
-        guard let position = buckets.index(forKey: id) else {
+        guard let position = buckets.index(forKey: key) else {
             var refs = [ref]
             refs.reserveCapacity(TokenStore.bucketCapacity)
-            buckets[id] = TokenStore.Bucket(homeAccountId: id, refs: refs)
-            return (id, nil, true)
+            buckets[key] = TokenStore.Bucket(homeAccountId: key.id, refs: refs)
+            return (key.id, nil, true)
         }
-        let duplicate = buckets.values[position].refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }
-        buckets.values[position].refs.append(ref)
-        return (buckets.values[position].homeAccountId, duplicate.map { Int($0.slot) }, false)
+        // One access to the bucket in place: reading it through the getter copies it.
+        func append(to bucket: inout TokenStore.Bucket) -> (String, Int?) {
+            let duplicate = bucket.refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }
+            bucket.refs.append(ref)
+            return (bucket.homeAccountId, duplicate.map { Int($0.slot) })
+        }
+        let (shared, duplicate) = append(to: &buckets.values[position])
+        return (shared, duplicate, false)
     }
 }

@@ -84,7 +84,7 @@ struct TokenStore: Sendable {
                             }
                             halves = [first, second]
                         } else {
-                            entities.findHalves(part: 0, of: 1)
+                            entities.findDigests(part: 0, of: 1)
                             halves = (0..<2).map {
                                 ShardIndexer.index(entities, shard: $0, capacity: capacity, barrier: nil)
                             }
