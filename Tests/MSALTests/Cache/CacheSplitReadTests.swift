@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 import XCTest
 
 @testable import MSAL
@@ -129,6 +130,68 @@ final class CacheSplitReadTests: XCTestCase {
             contents.accessTokens.first?.unknown, try load(path, splitFrom: .max).accessTokens.first?.unknown)
     }
 
+    func testTheSecondThreadTakesOverTheEndOfTheFirstOnesPart() throws {
+        // The first reader is slow: the second reads its half, then parts of the first one's,
+        // each ending where the one after it starts.
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
+        let parts = Locked<[Int]>([])
+        let split = try load(path, tuning: Self.slowFirstReader(recordingIn: parts))
+        let whole = try load(path, splitFrom: .max)
+        XCTAssertEqual(whole.accessTokens.count, 40)
+        Self.assertSame(split, whole, "taken over")
+        XCTAssertEqual(split.accessTokens.map(\.secret), whole.accessTokens.map(\.secret))
+        XCTAssertGreaterThanOrEqual(
+            try XCTUnwrap(parts.withLock { $0.first }), 4, "the first, the second's, and two taken over")
+    }
+
+    func testATakenOverPartStartingAtAWrongGuessIsDropped() throws {
+        // Every access token holds an object followed by one that looks like an id token entry,
+        // so the places found in the first half, where the second thread takes over, are wrong
+        // guesses. The guess in the middle, among refresh tokens, is right.
+        let trap =
+            #""ext": {"a": "b"}, "more": {"credential_type": "IdToken", "home_account_id": "h", "#
+            + #""environment": "e", "client_id": "c", "realm": "r", "secret": "s"}"#
+        var text = #"{"AccessToken": {"#
+        for index in 0..<60 {
+            text += index > 0 ? ",\n" : "\n"
+            text +=
+                #""a\#(index)": {"credential_type": "AccessToken", "home_account_id": "u\#(index).t", "#
+                + #""environment": "e", "client_id": "c", "realm": "t", "target": "s", "secret": "at\#(index)", "#
+                + trap + "}"
+        }
+        text += "\n}, \"RefreshToken\": {"
+        let padding = String(repeating: "x", count: 100)
+        for index in 0..<120 {
+            text += index > 0 ? ",\n" : "\n"
+            text +=
+                #""r\#(index)": {"credential_type": "RefreshToken", "home_account_id": "u\#(index).t", "#
+                + #""environment": "e", "client_id": "c", "secret": "rt\#(index)\#(padding)"}"#
+        }
+        text += "\n}}\n"
+        let path = folder.appendingPathComponent("cache.json").path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let bytes = Array(text.utf8)
+        let firstAccessToken = try XCTUnwrap(text.range(of: "a1\""))
+        let inFirstHalf = text.utf8.distance(from: text.utf8.startIndex, to: firstAccessToken.lowerBound)
+        let guess = bytes.withUnsafeBytes {
+            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[inFirstHalf...]), origin: inFirstHalf)
+        }
+        XCTAssertEqual(guess?.section, .idToken, "guesses in the first half are made, and are wrong")
+        let middle = bytes.withUnsafeBytes {
+            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[(bytes.count / 2)...]), origin: bytes.count / 2)
+        }
+        XCTAssertEqual(middle?.section, .refreshToken, "the guess in the middle is right")
+
+        let parts = Locked<[Int]>([])
+        let split = try load(path, tuning: Self.slowFirstReader(recordingIn: parts))
+        let whole = try load(path, splitFrom: .max)
+        XCTAssertEqual(whole.accessTokens.count, 60)
+        XCTAssertEqual(whole.refreshTokens.count, 120)
+        Self.assertSame(split, whole, "wrong guesses taken over")
+        XCTAssertEqual(parts.withLock { $0 }, [1], "the first reader read on alone")
+    }
+
     func testCorruptOrTruncatedSecondPartsAreQuarantined() throws {
         let source = folder.appendingPathComponent("source.json").path
         try CacheBenchmarkHooks.writePythonShapedFile(path: source, accounts: 40)
@@ -149,9 +212,23 @@ final class CacheSplitReadTests: XCTestCase {
     // MARK: - Helpers
 
     private func load(_ path: String, splitFrom: Int) throws -> CacheContents {
+        try load(path, tuning: SplitReadTuning(from: splitFrom))
+    }
+
+    private func load(_ path: String, tuning: SplitReadTuning) throws -> CacheContents {
         let cache = TokenCache(
-            settings: CacheSettings(location: .file(path: path, isDefault: false), splitReadFrom: splitFrom))
+            settings: CacheSettings(location: .file(path: path, isDefault: false), splitRead: tuning))
         return try cache.read { $0.contents }
+    }
+
+    /// Split-read settings for small files: 2 KiB windows, taking over stretches of 4 KiB or more,
+    /// the first reader pausing before each window so the second always finishes first, and the
+    /// number of parts joined recorded in `parts`.
+    private static func slowFirstReader(recordingIn parts: Locked<[Int]>) -> SplitReadTuning {
+        SplitReadTuning(
+            from: 0, windowBytes: 2048, stealAtLeast: 2048,
+            beforeFirstWindow: { usleep(5000) },
+            partsJoined: { count in parts.withLock { $0.append(count) } })
     }
 
     /// Reads `bytes` as two readers would: the first handing over at `split`, the second reading

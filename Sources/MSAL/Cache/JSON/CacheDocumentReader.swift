@@ -22,7 +22,7 @@ struct CacheDocumentReader {
     private(set) var committed = 0
     /// Where another reader took over the rest of the document, and the state it assumed there;
     /// `nil` once this reader went past that place in another state (it then reads on alone).
-    private var handover: DocumentSplit?
+    private(set) var handover: DocumentSplit?
     /// Whether the reader stopped at ``handover``: its contents end there.
     private(set) var handedOver = false
 
@@ -34,12 +34,25 @@ struct CacheDocumentReader {
         self.handover = handover
     }
 
-    /// A reader of the document's rest from `split`, assuming the document is in the state
-    /// `split` describes there (checked by the reader of the part before it).
-    init(snapshot: CacheFileSnapshot?, resumingAt split: DocumentSplit) {
+    /// A reader of the document from `split`, assuming the document is in the state `split`
+    /// describes there (checked by the reader of the part before it); to the end, or, with
+    /// `handover`, to where it finds the document in that split's state.
+    init(snapshot: CacheFileSnapshot?, resumingAt split: DocumentSplit, handover: DocumentSplit? = nil) {
         self.snapshot = snapshot
         state = .section(split.section, first: false)
         committed = split.offset
+        self.handover = handover
+    }
+
+    /// Makes the reader stop at `split` instead, which must come before its handover point and
+    /// after everything it has read. Returns `false` (and changes nothing) otherwise, or when the
+    /// reader already went past its handover point in another state.
+    mutating func moveHandover(to split: DocumentSplit) -> Bool {
+        guard !handedOver, let current = handover, split.offset <= current.offset, split.offset > committed else {
+            return false
+        }
+        handover = split
+        return true
     }
 
     /// The contents read so far, moved out of the reader (which is left empty), so that they are

@@ -10,8 +10,8 @@ struct CacheFile: Sendable {
     let ownsFolder: Bool
     let encryptionKey: [UInt8]?
     let durable: Bool
-    /// Files of at least this many bytes are read on two threads.
-    var splitReadFrom = CacheSettings.defaultSplitReadFrom
+    /// When and how large files are read on two threads.
+    var splitRead = SplitReadTuning()
 
     var lockPath: String { path + ".lock" }
     var folder: String { (path as NSString).deletingLastPathComponent }
@@ -92,73 +92,25 @@ struct CacheFile: Sendable {
     }
 
     /// Reads the document from `descriptor`: on two threads when it is at least
-    /// ``splitReadFrom`` bytes and a split is found, otherwise on this one.
+    /// ``SplitReadTuning/from`` bytes and a split is found in its middle, otherwise on this one.
     private func readDocument(_ descriptor: Int32, size: Int, snapshot: CacheFileSnapshot) throws -> CacheContents {
-        if size >= splitReadFrom, let split = try findSplit(descriptor, size: size) {
+        if size >= splitRead.from, let split = try findSplit(descriptor, at: size / 2, before: size) {
             return try readSplit(descriptor, at: split, snapshot: snapshot)
         }
         var reader = CacheDocumentReader(snapshot: snapshot)
         return try feed(&reader, descriptor, from: 0) ?? CacheContents()
     }
 
-    /// A guess of where the document can be cut in two, from a window in its middle.
-    private func findSplit(_ descriptor: Int32, size: Int) throws -> DocumentSplit? {
-        var probe = [UInt8](repeating: 0, count: min(1 << 16, size / 2))
-        let origin = size / 2
-        let count = try readFully(descriptor, into: &probe, offset: off_t(origin))
-        return probe.withUnsafeBytes {
-            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[..<count]), origin: origin)
-        }
-    }
-
-    /// Reads the part after `split` on another thread while this one reads the part before it.
-    /// When this thread does not find the document in the state the split assumed, it reads on
-    /// to the end alone and the other thread's work is dropped.
-    private func readSplit(_ descriptor: Int32, at split: DocumentSplit, snapshot: CacheFileSnapshot) throws
-        -> CacheContents
-    {
-        // The second part's secrets refer to a snapshot of their own (a duplicate descriptor of the
-        // same open file), so the two threads do not share one reference count.
-        let duplicate = dup(descriptor)
-        let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate) : snapshot
-        // Set when the second part's work is no longer wanted (this thread failed or read on).
-        let unwanted = Locked(false)
-        let readRest: @Sendable () -> Result<CacheContents, any Error> = { [self] in
-            Result {
-                var reader = CacheDocumentReader(snapshot: restSnapshot, resumingAt: split)
-                return try feed(&reader, descriptor, from: split.offset, cancelled: { unwanted.withLock { $0 } })
-                    ?? CacheContents()
-            }
-        }
-        var first: (contents: CacheContents?, handedOver: Bool)
-        let rest: Result<CacheContents, any Error>
-        (first, rest) = try alongside(readRest) { () throws -> (contents: CacheContents?, handedOver: Bool) in
-            var reader = CacheDocumentReader(snapshot: snapshot, handover: split)
-            do {
-                let contents = try feed(&reader, descriptor, from: 0)
-                if !reader.handedOver { unwanted.withLock { $0 = true } }
-                return (contents, reader.handedOver)
-            } catch {
-                unwanted.withLock { $0 = true }
-                throw error
-            }
-        }
-        guard first.handedOver else { return first.contents ?? CacheContents() }
-        // Taken, not copied: the arrays must have one owner to grow in place.
-        var contents = first.contents.take() ?? CacheContents()
-        contents.append(try rest.get())
-        return contents
-    }
-
-    /// Feeds `reader` the file from `start` in 1 MiB windows (small enough to stay in the
-    /// processor's cache between the copy and the parse), so a large file never sits in memory
-    /// beside its parsed form, until the document ends or the reader hands over. `nil`: the file
-    /// holds only whitespace.
-    private func feed(
+    /// Feeds `reader` the file from `start` in windows of ``SplitReadTuning/windowBytes`` (small
+    /// enough to stay in the processor's cache between the copy and the parse), so a large file
+    /// never sits in memory beside its parsed form, until the document ends or the reader hands
+    /// over. `beforeWindow` runs before each window is parsed, with the window's end; it may
+    /// adjust the reader or throw to stop. `nil`: the file holds only whitespace.
+    func feed(
         _ reader: inout CacheDocumentReader, _ descriptor: Int32, from start: Int,
-        cancelled: () -> Bool = { false }
+        beforeWindow: (_ end: Int, _ reader: inout CacheDocumentReader) throws -> Void = { _, _ in }
     ) throws -> CacheContents? {
-        var capacity = 1 << 20
+        var capacity = max(splitRead.windowBytes, 16)
         var buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var filled = 0
@@ -182,6 +134,7 @@ struct CacheFile: Sendable {
                     sawContent = true
                 }
             }
+            try beforeWindow(origin + filled, &reader)
             let consumed: Int
             do {
                 consumed = try reader.consume(window, origin: origin, isFinal: atEnd)
@@ -195,7 +148,6 @@ struct CacheFile: Sendable {
                 throw CacheDocumentCodec.Corrupt(
                     reason: "the document ends too early (truncated)", offset: origin + filled)
             }
-            if cancelled() { throw CancellationError() }
             // Keep the unconsumed tail; grow when a single entry fills the whole window.
             let remaining = filled - consumed
             if consumed == 0 && filled == capacity {
@@ -212,7 +164,7 @@ struct CacheFile: Sendable {
         }
     }
 
-    private func readFully(_ descriptor: Int32, into bytes: inout [UInt8], offset: off_t) throws -> Int {
+    func readFully(_ descriptor: Int32, into bytes: inout [UInt8], offset: off_t) throws -> Int {
         var total = 0
         let wanted = bytes.count
         try bytes.withUnsafeMutableBytes { raw in

@@ -13,8 +13,6 @@ struct CacheSettings: Sendable {
     var lockTimeout: Double = 10
     /// fsync the file and its folder on every write (off only for benchmarks of the format).
     var durable = true
-    /// Cache files of at least this many bytes are read on two threads (tests lower it).
-    var splitReadFrom = defaultSplitReadFrom
-
-    static let defaultSplitReadFrom = 4 << 20
+    /// When and how large cache files are read on two threads (tests shrink it).
+    var splitRead = SplitReadTuning()
 }

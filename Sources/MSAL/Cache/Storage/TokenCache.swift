@@ -42,7 +42,7 @@ final class TokenCache: Sendable {
         case .file(let path, let isDefault):
             var file = CacheFile(
                 path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
-            file.splitReadFrom = settings.splitReadFrom
+            file.splitRead = settings.splitRead
             backend = .file(file)
         case .custom(let storage):
             backend = .custom(storage, key: settings.encryptionKey)
