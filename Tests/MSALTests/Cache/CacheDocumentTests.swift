@@ -202,6 +202,25 @@ final class CacheDocumentTests: XCTestCase {
         }
     }
 
+    func testAControlCharacterInIndentationIsMalformed() throws {
+        // Whitespace is skipped eight bytes at a time; any other byte below 0x21 among them stops
+        // the skip, and the document is malformed, at every place of a run of indentation.
+        let lines = CacheFixtures.pythonDocument.split(separator: "\n").map { $0.drop { $0 == " " } }
+        for place in 0..<17 {
+            for control in [UInt8(0x00), 0x01, 0x0B, 0x0C, 0x1F] {
+                var indentation = Array(repeating: UInt8(ascii: " "), count: 16)
+                indentation.insert(control, at: place)
+                var bytes: [UInt8] = []
+                for (index, line) in lines.enumerated() {
+                    if index > 0 { bytes += [UInt8(ascii: "\n")] + (index == 2 ? indentation : []) }
+                    bytes += Array(line.utf8)
+                }
+                XCTAssertThrowsError(
+                    try CacheDocumentCodec.decode(bytes), "byte \(control) at \(place) of the indentation")
+            }
+        }
+    }
+
     func testBenchmarkFixtureLoads() throws {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -48,29 +48,52 @@ struct JSONByteCursor {
     }
 
     mutating func skipWhitespace() {
+        guard index < count, base[index] <= 0x20 else { return }
+        skipSomeWhitespace()
+    }
+
+    /// Skips whitespace from a byte that may be some: the single space after a colon at once, a
+    /// line break and indentation (MSAL Python indents by four per level) eight bytes at a time.
+    private mutating func skipSomeWhitespace() {
+        if base[index] == 0x20, index + 1 < count, base[index + 1] > 0x20 {
+            index += 1
+            return
+        }
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let whitespace =
+                Self.bytesEqual(word, 0x20) | Self.bytesEqual(word, 0x0A) | Self.bytesEqual(word, 0x0D)
+                | Self.bytesEqual(word, 0x09)
+            let other = ~whitespace & Self.highBits
+            if other != 0 {
+                index += other.trailingZeroBitCount >> 3
+                return
+            }
+            index += 8
+        }
         while index < count {
-            let byte = base[index]
-            if byte > 0x20 { return }
-            switch byte {
-            case 0x20:
-                // Indentation (MSAL Python indents by four per level): eight spaces at a time.
-                if index + 8 <= count,
-                    UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self) == Self.eightSpaces
-                {
-                    index += 8
-                } else {
-                    index += 1
-                }
-            case 0x0A, 0x0D, 0x09: index += 1
+            switch base[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
             default: return
             }
         }
     }
 
-    private static let eightSpaces: UInt64 = 0x2020_2020_2020_2020
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    private static let lowSevenBits: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+
+    /// The high bit of each byte of `word` that equals `byte`, exactly (no carries between bytes).
+    @inline(__always)
+    private static func bytesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let difference = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
+        return ~(((difference & lowSevenBits) &+ lowSevenBits) | difference) & highBits
+    }
 
     /// The next non-whitespace byte, without consuming it.
+    @inline(__always)
     mutating func peek() throws(JSONScanError) -> UInt8 {
+        if index < count, base[index] > 0x20 { return base[index] }
         skipWhitespace()
         guard index < count else { throw endReached() }
         return base[index]
