@@ -221,6 +221,32 @@ final class CacheDocumentTests: XCTestCase {
         }
     }
 
+    func testKeysThatDifferFromOursAreKeptAsRead() throws {
+        // Our keys lowercase every component. A key with the target as written (upper-case
+        // letters), one with a different client, and one with an escape are remembered; the key
+        // we would write is not.
+        let ours = "u.t-login.example-accesstoken-c-t-mail.read openid"
+        let keys = [
+            ours, "u.t-login.example-accesstoken-c-t-Mail.Read openid",
+            "u.t-login.example-accesstoken-d-t-mail.read openid",
+            #"u.t-login.example-accesstoken-c-t-mail.read\u0020openid"#,
+        ]
+        for key in keys {
+            let document = """
+                {"AccessToken": {"\(key)": {"credential_type": "AccessToken", "home_account_id": "u.t", \
+                "environment": "login.example", "client_id": "c", "realm": "t", "target": "Mail.Read openid", \
+                "secret": "s"}}}
+                """
+            let token = try XCTUnwrap(try CacheDocumentCodec.decode(Array(document.utf8)).accessTokens.first)
+            XCTAssertEqual(CacheKeys.key(token), ours)
+            if key == ours {
+                XCTAssertNil(token.originalKey, key)
+            } else {
+                XCTAssertNotNil(token.originalKey, key)
+            }
+        }
+    }
+
     func testBenchmarkFixtureLoads() throws {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

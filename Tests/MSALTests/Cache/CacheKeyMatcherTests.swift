@@ -17,6 +17,35 @@ final class CacheKeyMatcherTests: XCTestCase {
         }
     }
 
+    /// ``matches(_:_:lowercase:)`` through the fields' bytes as written in a window, as the
+    /// document reader matches keys (components beyond the five key fields go as strings).
+    private func matchesWritten(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
+        let fields: [CacheEntityFields.Field] = [.homeAccountId, .environment, .clientId, .target, .realm]
+        var window: [UInt8] = []
+        var fieldBytes = CacheEntityFields.KeyFieldBytes()
+        for (index, component) in components.enumerated() where index < fields.count {
+            guard let component else { continue }
+            fieldBytes.record(fields[index], window.count, window.count + component.utf8.count)
+            window += Array(component.utf8)
+        }
+        window.append(0)
+        var key = key
+        return key.withUTF8 { bytes in
+            window.withUnsafeBufferPointer { window in
+                var matcher = CacheKeyMatcher(bytes, window: window.baseAddress, fieldBytes: fieldBytes)
+                for (index, component) in components.enumerated() {
+                    if index > 0 { matcher.dash() }
+                    if index < fields.count {
+                        matcher.add(component, field: fields[index], lowercase: lowercase)
+                    } else {
+                        matcher.add(component, lowercase: lowercase)
+                    }
+                }
+                return matcher.matchedAll
+            }
+        }
+    }
+
     private func built(_ components: [String?], lowercase: Bool = true) -> String {
         var builder = CacheKeyBuilder()
         for (index, component) in components.enumerated() {
@@ -46,6 +75,12 @@ final class CacheKeyMatcherTests: XCTestCase {
                     matches(verbatim, components, lowercase: lowercase), verbatim == key, "\(components) \(lowercase)")
                 XCTAssertFalse(matches(key + "x", components, lowercase: lowercase))
                 XCTAssertFalse(matches(String(key.dropLast()), components, lowercase: lowercase))
+                // Through the bytes as written, the answers are the same.
+                for candidate in [key, verbatim, key + "x", String(key.dropLast()), key.uppercased()] {
+                    XCTAssertEqual(
+                        matchesWritten(candidate, components, lowercase: lowercase),
+                        matches(candidate, components, lowercase: lowercase), "\(candidate) \(lowercase)")
+                }
             }
         }
     }

@@ -177,42 +177,51 @@ struct CacheDocumentReader {
             if let missing = fields.takeAccessToken(into: &contents.accessTokens) {
                 skip(section, missing)
             } else {
-                rememberKey(of: &contents.accessTokens[contents.accessTokens.count - 1], key, cursor)
+                Self.rememberKey(
+                    of: &contents.accessTokens[contents.accessTokens.count - 1], key, cursor, fields.keyFieldBytes)
             }
         case .refreshToken:
             if let missing = fields.takeRefreshToken(into: &contents.refreshTokens) {
                 skip(section, missing)
             } else {
-                rememberKey(of: &contents.refreshTokens[contents.refreshTokens.count - 1], key, cursor)
+                Self.rememberKey(
+                    of: &contents.refreshTokens[contents.refreshTokens.count - 1], key, cursor, fields.keyFieldBytes)
             }
         case .idToken:
             if let missing = fields.takeIdToken(into: &contents.idTokens) {
                 skip(section, missing)
             } else {
-                rememberKey(of: &contents.idTokens[contents.idTokens.count - 1], key, cursor)
+                Self.rememberKey(
+                    of: &contents.idTokens[contents.idTokens.count - 1], key, cursor, fields.keyFieldBytes)
             }
         case .account:
             if let missing = fields.takeAccount(into: &contents.accounts) {
                 skip(section, missing)
             } else {
-                rememberKey(of: &contents.accounts[contents.accounts.count - 1], key, cursor)
+                Self.rememberKey(
+                    of: &contents.accounts[contents.accounts.count - 1], key, cursor, fields.keyFieldBytes)
             }
         case .appMetadata:
             if let missing = fields.takeAppMetadata(into: &contents.appMetadata) {
                 skip(section, missing)
             } else {
-                rememberKey(of: &contents.appMetadata[contents.appMetadata.count - 1], key, cursor)
+                Self.rememberKey(
+                    of: &contents.appMetadata[contents.appMetadata.count - 1], key, cursor, fields.keyFieldBytes)
             }
         case .accountMetadata:
             break
         }
     }
 
-    /// Remembers the key `entity` was read under when it differs from the one we write.
-    private func rememberKey<Entity: CacheEntity>(
-        of entity: inout Entity, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor
+    /// Remembers the key `entity` was read under when it differs from the one we write. Static,
+    /// so that the entity can be the reader's own without copying the reader.
+    private static func rememberKey<Entity: CacheEntity>(
+        of entity: inout Entity, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
+        _ fieldBytes: CacheEntityFields.KeyFieldBytes
     ) {
-        var matcher = CacheKeyMatcher(UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start))
+        var matcher = CacheKeyMatcher(
+            UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start), window: cursor.base,
+            fieldBytes: fieldBytes)
         entity.buildKey(&matcher)
         if key.escaped || !matcher.matchedAll {
             entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)

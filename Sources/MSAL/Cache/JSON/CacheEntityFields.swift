@@ -13,6 +13,8 @@ struct CacheEntityFields {
     var unknown = UnknownFields.none
     /// `secret`, kept apart: it may be a place in the file rather than text.
     var secret: CacheSecret?
+    /// Where the values that keys are made of lie in the window, for the key check.
+    var keyFieldBytes = KeyFieldBytes()
 
     subscript(_ field: Field) -> String? { strings[field.rawValue] }
 
@@ -22,6 +24,33 @@ struct CacheEntityFields {
         invalidField = nil
         unknown = .none
         secret = nil
+        keyFieldBytes = KeyFieldBytes()
+    }
+
+    /// The window offsets of the values of the fields keys are made of (home account id,
+    /// environment, client id, target, realm) that are written without escapes, so the key an
+    /// entity was read under is compared with those bytes rather than with the entity's strings.
+    struct KeyFieldBytes {
+        private var starts = SIMD8<Int32>(repeating: -1)
+        private var ends = SIMD8<Int32>(repeating: -1)
+
+        /// The field's place in the vectors, or `nil` for fields keys are not made of.
+        private static func slot(_ field: Field) -> Int? {
+            let slot = field.rawValue - Field.homeAccountId.rawValue
+            return slot >= 0 && slot < 5 ? slot : nil
+        }
+
+        subscript(_ field: Field) -> Range<Int>? {
+            guard let slot = Self.slot(field), starts[slot] >= 0 else { return nil }
+            return Int(starts[slot])..<Int(ends[slot])
+        }
+
+        /// Records the value of `field` at `start..<end` (windows are far smaller than 2 GiB).
+        mutating func record(_ field: Field, _ start: Int, _ end: Int) {
+            guard let slot = Self.slot(field), end <= Int32.max else { return }
+            starts[slot] = Int32(start)
+            ends[slot] = Int32(end)
+        }
     }
 
     /// The field named by the bytes `start..<end` of the cursor's window.
@@ -156,6 +185,7 @@ extension JSONByteCursor {
                     }
                 } else if byte == UInt8(ascii: "\"") {
                     let value = try scanString()
+                    if !value.escaped { fields.keyFieldBytes.record(field, value.start, value.end) }
                     if !value.escaped && CacheEntityFields.isShared(field) {
                         fields.strings[field.rawValue] = interner.string(
                             self, value.start, value.end, slot: field.rawValue)

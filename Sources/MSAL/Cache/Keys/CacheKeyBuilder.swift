@@ -6,10 +6,20 @@ protocol CacheKeySink {
     mutating func add(_ component: String?, lowercase: Bool)
     mutating func add(_ literal: StaticString)
     mutating func dash()
+    /// A component that is the value of `field`, lowercased unless `lowercase` is false.
+    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool)
 }
 
 extension CacheKeySink {
     mutating func add(_ component: String?) { add(component, lowercase: true) }
+
+    mutating func add(_ component: String?, field: CacheEntityFields.Field) {
+        add(component, field: field, lowercase: true)
+    }
+
+    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool) {
+        add(component, lowercase: lowercase)
+    }
 }
 
 /// Compares a key built from an entity's fields with the bytes of the key it was read under.
@@ -18,10 +28,55 @@ struct CacheKeyMatcher: CacheKeySink {
     private let count: Int
     private var position = 0
     private(set) var matches = true
+    /// The window the entity was read from, and where its key fields' values lie in it.
+    private let window: UnsafePointer<UInt8>?
+    private let fieldBytes: CacheEntityFields.KeyFieldBytes
 
-    init(_ key: UnsafeBufferPointer<UInt8>) {
+    /// A matcher of `key`; with `window`, the values of fields found in `fieldBytes` are compared
+    /// as they are written there (most keys match them as they are), without touching the strings.
+    init(
+        _ key: UnsafeBufferPointer<UInt8>, window: UnsafePointer<UInt8>? = nil,
+        fieldBytes: CacheEntityFields.KeyFieldBytes = .init()
+    ) {
         base = key.baseAddress ?? UnsafePointer(bitPattern: 1)!
         count = key.count
+        self.window = window
+        self.fieldBytes = fieldBytes
+    }
+
+    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool) {
+        guard matches, component != nil else { return }
+        if lowercase, let window, let range = fieldBytes[field] {
+            // The value as written is the entity's string when it is ASCII (it had no escapes).
+            let raw = UnsafeBufferPointer(start: window + range.lowerBound, count: range.count)
+            guard position + raw.count <= count else {
+                matches = false
+                return
+            }
+            if raw.isEmpty || memcmpEqual(raw.baseAddress!, base + position, raw.count),
+                ASCII.isASCIIWithoutUppercase(raw)
+            {
+                position += raw.count
+                return
+            }
+            if let lowered = lowercasedASCIIMatches(raw) {
+                if lowered { position += raw.count } else { matches = false }
+                return
+            }
+        }
+        // Escaped, not ASCII, or kept as written: the component as the entity holds it.
+        add(component, lowercase: lowercase)
+    }
+
+    /// Whether `raw`, lowercased, is the key's next bytes; `nil` when it is not all ASCII.
+    private func lowercasedASCIIMatches(_ raw: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var matched = true
+        for index in 0..<raw.count {
+            let byte = raw[index]
+            if byte >= 0x80 { return nil }
+            if CacheScopes.lowerASCII(byte) != base[position + index] { matched = false }
+        }
+        return matched
     }
 
     /// Whether the whole key matched.
@@ -150,15 +205,15 @@ extension CacheAccessToken {
     /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`.
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
         builder.reset()
-        builder.add(homeAccountId)
+        builder.add(homeAccountId, field: .homeAccountId)
         builder.dash()
-        builder.add(environment)
+        builder.add(environment, field: .environment)
         builder.add("-accesstoken-")
-        builder.add(clientId)
+        builder.add(clientId, field: .clientId)
         builder.dash()
-        builder.add(realm)
+        builder.add(realm, field: .realm)
         builder.dash()
-        builder.add(target)
+        builder.add(target, field: .target)
     }
 }
 
@@ -166,13 +221,13 @@ extension CacheRefreshToken {
     /// `<home_account_id>-<environment>-refreshtoken-<client_id>--<target>`.
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
         builder.reset()
-        builder.add(homeAccountId)
+        builder.add(homeAccountId, field: .homeAccountId)
         builder.dash()
-        builder.add(environment)
+        builder.add(environment, field: .environment)
         builder.add("-refreshtoken-")
-        builder.add(clientId)
+        builder.add(clientId, field: .clientId)
         builder.add("--")
-        builder.add(target)
+        builder.add(target, field: .target)
     }
 }
 
@@ -180,13 +235,13 @@ extension CacheIdToken {
     /// `<home_account_id>-<environment>-idtoken-<client_id>-<realm>-`.
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
         builder.reset()
-        builder.add(homeAccountId)
+        builder.add(homeAccountId, field: .homeAccountId)
         builder.dash()
-        builder.add(environment)
+        builder.add(environment, field: .environment)
         builder.add("-idtoken-")
-        builder.add(clientId)
+        builder.add(clientId, field: .clientId)
         builder.dash()
-        builder.add(realm)
+        builder.add(realm, field: .realm)
         builder.dash()
     }
 }
@@ -195,11 +250,11 @@ extension CacheAccount {
     /// `<home_account_id>-<environment>-<realm>`.
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
         builder.reset()
-        builder.add(homeAccountId)
+        builder.add(homeAccountId, field: .homeAccountId)
         builder.dash()
-        builder.add(environment)
+        builder.add(environment, field: .environment)
         builder.dash()
-        builder.add(realm)
+        builder.add(realm, field: .realm)
     }
 }
 
@@ -209,9 +264,9 @@ extension CacheAppMetadata {
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
         builder.reset()
         builder.add("appmetadata-")
-        builder.add(environment, lowercase: false)
+        builder.add(environment, field: .environment, lowercase: false)
         builder.dash()
-        builder.add(clientId, lowercase: false)
+        builder.add(clientId, field: .clientId, lowercase: false)
     }
 }
 
