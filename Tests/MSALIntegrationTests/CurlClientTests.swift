@@ -163,6 +163,30 @@ final class CurlClientTests: XCTestCase {
         XCTAssertEqual(status, 200)
     }
 
+    func testCancellingWhileTheCallerDrivesEndsItPromptly() async throws {
+        // A caller with a long budget is still driving its own transfer when its task is
+        // cancelled: it notices between two polls and hands the transfer over to be removed.
+        let server = try makeEchoServer(delay: 5)
+        defer { server.stop() }
+        let client = try CurlClient(limits: .init(callerDrivesFor: .seconds(3)))
+        let slow = request(server, "slow")
+        let task = Task { try await client.perform(slow) }
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            XCTAssertTrue((error as? CurlError)?.isCancellation == true, "\(error)")
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(500))
+        let quick = try makeEchoServer()
+        defer { quick.stop() }
+        let status = try await client.perform(request(quick, "ok")).status
+        XCTAssertEqual(status, 200)
+    }
+
     func testTimeoutWhileTheCallerDrivesIsReported() async throws {
         let server = try makeEchoServer(delay: 2)
         defer { server.stop() }

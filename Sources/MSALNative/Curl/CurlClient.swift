@@ -13,7 +13,8 @@ import Foundation
 /// more than a loopback round trip itself. So a request that finds nothing else in flight is
 /// driven by its caller, exactly as `curl_easy_perform` would, for at most
 /// ``Limits/callerDrivesFor``; a response that has not arrived by then, another request
-/// arriving, or a cancellation hands the transfer to the loop thread and the caller suspends.
+/// arriving, or a cancellation (seen between two polls, at most 5 ms apart) hands the transfer to
+/// the loop thread and the caller suspends.
 package final class CurlClient: Sendable {
     /// Limits of the connection cache and of the caller's share of the work.
     package struct Limits: Sendable {
@@ -53,19 +54,28 @@ package final class CurlClient: Sendable {
     package func perform(_ request: CurlRequest) async throws(CurlError) -> CurlResponse {
         if Task.isCancelled { throw .cancelled }
         let (id, route) = loop.submit(request: request)
-        let result = await withTaskCancellationHandler {
-            switch route {
-            case .finished(let outcome):
-                return outcome
-            case .queued(let slot):
-                return await slot.wait()
-            case .driveHere:
-                switch loop.drive(id: id) {
-                case .finished(let outcome): return outcome
-                case .queued(let slot): return await slot.wait()
-                case .driveHere: preconditionFailure("drive(id:) hands over or finishes")
-                }
+        switch route {
+        case .finished(let outcome):
+            return try outcome.get()
+        case .queued(let slot):
+            return try await wait(for: slot, id: id)
+        case .driveHere:
+            // No cancellation handler while the caller drives: it looks at the task between
+            // polls and hands the transfer over when the task is cancelled (a handler costs more
+            // than the check, and the wait for a response is at most the caller's budget).
+            switch loop.drive(id: id) {
+            case .finished(let outcome): return try outcome.get()
+            case .queued(let slot): return try await wait(for: slot, id: id)
+            case .driveHere: preconditionFailure("drive(id:) hands over or finishes")
             }
+        }
+    }
+
+    /// Waits for the outcome of transfer `id`, which the loop thread drives; cancelling the task
+    /// removes the transfer (at once when the task is already cancelled).
+    private func wait(for slot: TransferSlot, id: UInt64) async throws(CurlError) -> CurlResponse {
+        let result = await withTaskCancellationHandler {
+            await slot.wait()
         } onCancel: {
             loop.cancel(id: id)
         }
@@ -288,9 +298,10 @@ private final class CurlMultiLoop: @unchecked Sendable {
             collectFinishedTransfers()
             guard transfersByID[id] != nil else { break }
             let now = DispatchTime.now().uptimeNanoseconds
-            if now >= deadline || inbox.withLock({ $0.hasWork }) { break }
+            if now >= deadline || Task.isCancelled || inbox.withLock({ $0.hasWork }) { break }
+            // At most 5 ms a poll, so a cancellation is seen that soon even with a long budget.
             let remainingMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
-            curl_multi_poll(multi, nil, 0, max(1, remainingMilliseconds), nil)
+            curl_multi_poll(multi, nil, 0, min(5, max(1, remainingMilliseconds)), nil)
         }
         // Finished, or handed over: a transfer still in flight stays in the multi handle, gets a
         // slot for its outcome, and the loop thread carries on with it.
