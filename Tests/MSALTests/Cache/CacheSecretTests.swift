@@ -130,16 +130,21 @@ final class CacheSecretTests: XCTestCase {
     }
 
     func testTheCheckCoversEveryByteAndTheLength() {
-        // A change of any one byte, at any place of the four lanes, the eight-byte words or the
+        // A change of any one bit, at any place of the four lanes, the eight-byte words or the
         // last bytes, changes the check; so does a length change with the same bytes.
         for length in 0..<80 {
             var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
             let original = bytes.withUnsafeBufferPointer(CacheFileRange.check)
             for index in 0..<length {
-                bytes[index] ^= 0x20
-                XCTAssertNotEqual(
-                    bytes.withUnsafeBufferPointer(CacheFileRange.check), original, "\(length) at \(index)")
-                bytes[index] ^= 0x20
+                // The lowest bit, a middle one and the highest: a lane's low bits see only the
+                // low bits of its words until the final mix.
+                for flip: UInt8 in [0x01, 0x20, 0x80] {
+                    bytes[index] ^= flip
+                    XCTAssertNotEqual(
+                        bytes.withUnsafeBufferPointer(CacheFileRange.check), original,
+                        "\(length) at \(index), bit \(flip)")
+                    bytes[index] ^= flip
+                }
             }
             XCTAssertEqual(bytes.withUnsafeBufferPointer(CacheFileRange.check), original)
             if length > 0 {
