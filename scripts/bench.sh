@@ -85,6 +85,10 @@ run_ours() {
         record "$ours" "$round" "$bench" --scenario silent_cache_hit --accounts "$n" \
             --file "$work/cache-$n.json" --runs 2000 "${remote[@]}" 2>/dev/null
     done
+    # 1 and 100,000 accounts in one process, alternating blocks: the 1.5x target compares them
+    # on the same machine state (the VM has phases about 1.6x apart that last seconds).
+    record "$ours" "$round" "$bench" --scenario silent_cache_hit_pair --accounts 100000 \
+        --file "$work/cache-100000.json" --runs 2000 "${remote[@]}" 2>/dev/null
     record "$ours" "$round" "$bench" --scenario silent_refresh --runs 300 "${remote[@]}" 2>/dev/null
 }
 run_python() {
@@ -276,9 +280,14 @@ if transport_ratio > 1.15:
     failures.append("transport round trip")
 hits = {n: median_ns(pick(ours, "silent_cache_hit", accounts=n)) for n in (1, 1000, 10000, 100000)}
 slowest = max(h for h in hits.values() if h)
-spread = (hits[100000] / hits[1]) if hits.get(100000) and hits.get(1) else float("inf")
-print(f"target: silent cache hit under 5 us at every size, 100,000 accounts within 1.5x of 1: slowest "
-      f"{slowest / 1000:.2f} us, {spread:.2f}x " + ("held" if slowest < 5000 and spread <= 1.5 else "MISSED"))
+# The spread: per round, 100,000 accounts against 1 measured in one process in alternating blocks.
+pair_rounds = [m["m"]["median_ns"] / o["m"]["median_ns"]
+               for o in pick(ours, "silent_cache_hit_pair", accounts=1)
+               for m in pick(ours, "silent_cache_hit_pair", accounts=100000) if o["round"] == m["round"]]
+spread = statistics.median(pair_rounds) if pair_rounds else float("inf")
+print(f"target: silent cache hit under 5 us at every size, 100,000 accounts within 1.5x of 1 (interleaved): "
+      f"slowest {slowest / 1000:.2f} us, {spread:.2f}x (per round: " + ", ".join(f"{r:.2f}" for r in pair_rounds)
+      + ") " + ("held" if slowest < 5000 and spread <= 1.5 else "MISSED"))
 if slowest >= 5000 or spread > 1.5:
     failures.append("cache hit")
 for label, scenario, extra in (("cache_load", "cache_load", {}), ("cache_save", "cache_save", {"fsync": False})):
