@@ -147,8 +147,9 @@ final class CacheSplitReadTests: XCTestCase {
 
     func testATakenOverPartStartingAtAWrongGuessIsDropped() throws {
         // Every access token holds an object followed by one that looks like an id token entry,
-        // so the places found in the first half, where the second thread takes over, are wrong
-        // guesses. The guess in the middle, among refresh tokens, is right.
+        // and has no `credential_type` (the section says what it is), so its own end is never
+        // taken for a split: every place found in the first half, where the second thread takes
+        // over, is a wrong guess. The guess in the middle, among refresh tokens, is right.
         let trap =
             #""ext": {"a": "b"}, "more": {"credential_type": "IdToken", "home_account_id": "h", "#
             + #""environment": "e", "client_id": "c", "realm": "r", "secret": "s"}"#
@@ -156,7 +157,7 @@ final class CacheSplitReadTests: XCTestCase {
         for index in 0..<60 {
             text += index > 0 ? ",\n" : "\n"
             text +=
-                #""a\#(index)": {"credential_type": "AccessToken", "home_account_id": "u\#(index).t", "#
+                #""a\#(index)": {"home_account_id": "u\#(index).t", "#
                 + #""environment": "e", "client_id": "c", "realm": "t", "target": "s", "secret": "at\#(index)", "#
                 + trap + "}"
         }
@@ -189,7 +190,7 @@ final class CacheSplitReadTests: XCTestCase {
         XCTAssertEqual(whole.accessTokens.count, 60)
         XCTAssertEqual(whole.refreshTokens.count, 120)
         Self.assertSame(split, whole, "wrong guesses taken over")
-        XCTAssertEqual(parts.withLock { $0 }, [1], "the first reader read on alone")
+        XCTAssertEqual(parts.withLock { $0 }, [1], "the first reader passed the wrong guess and read on alone")
     }
 
     func testCorruptOrTruncatedSecondPartsAreQuarantined() throws {
@@ -222,12 +223,20 @@ final class CacheSplitReadTests: XCTestCase {
     }
 
     /// Split-read settings for small files: 2 KiB windows, taking over stretches of 4 KiB or more,
-    /// the first reader pausing before each window so the second always finishes first, and the
-    /// number of parts joined recorded in `parts`.
+    /// and the number of parts joined recorded in `parts`. The first reader waits 300 ms before its
+    /// first window, so the second has read its half and taken over the middle of the first half
+    /// by then however slow the machine (a sanitizer build), then 5 ms before each window.
     private static func slowFirstReader(recordingIn parts: Locked<[Int]>) -> SplitReadTuning {
-        SplitReadTuning(
+        let windows = Locked(0)
+        return SplitReadTuning(
             from: 0, windowBytes: 2048, stealAtLeast: 2048,
-            beforeFirstWindow: { usleep(5000) },
+            beforeFirstWindow: {
+                let first = windows.withLock { count in
+                    defer { count += 1 }
+                    return count == 0
+                }
+                usleep(first ? 300_000 : 5000)
+            },
             partsJoined: { count in parts.withLock { $0.append(count) } })
     }
 
