@@ -172,49 +172,38 @@ struct CacheDocumentReader {
         // Each entity is moved from its fields into the contents and its key checked in place,
         // never copied: an entity holds a dozen references, and a copy costs a retain and a
         // release for each.
+        let missing: MissingField?
         switch section {
         case .accessToken:
-            if let missing = fields.takeAccessToken(into: &contents.accessTokens) {
-                skip(section, missing)
-            } else {
-                Self.rememberKey(
-                    of: &contents.accessTokens[contents.accessTokens.count - 1], key, cursor, fields.keyFieldBytes)
-            }
+            missing = Self.take(&fields, into: &contents.accessTokens, key, cursor) { $0.takeAccessToken(into: &$1) }
         case .refreshToken:
-            if let missing = fields.takeRefreshToken(into: &contents.refreshTokens) {
-                skip(section, missing)
-            } else {
-                Self.rememberKey(
-                    of: &contents.refreshTokens[contents.refreshTokens.count - 1], key, cursor, fields.keyFieldBytes)
-            }
+            missing = Self.take(&fields, into: &contents.refreshTokens, key, cursor) { $0.takeRefreshToken(into: &$1) }
         case .idToken:
-            if let missing = fields.takeIdToken(into: &contents.idTokens) {
-                skip(section, missing)
-            } else {
-                Self.rememberKey(
-                    of: &contents.idTokens[contents.idTokens.count - 1], key, cursor, fields.keyFieldBytes)
-            }
+            missing = Self.take(&fields, into: &contents.idTokens, key, cursor) { $0.takeIdToken(into: &$1) }
         case .account:
-            if let missing = fields.takeAccount(into: &contents.accounts) {
-                skip(section, missing)
-            } else {
-                Self.rememberKey(
-                    of: &contents.accounts[contents.accounts.count - 1], key, cursor, fields.keyFieldBytes)
-            }
+            missing = Self.take(&fields, into: &contents.accounts, key, cursor) { $0.takeAccount(into: &$1) }
         case .appMetadata:
-            if let missing = fields.takeAppMetadata(into: &contents.appMetadata) {
-                skip(section, missing)
-            } else {
-                Self.rememberKey(
-                    of: &contents.appMetadata[contents.appMetadata.count - 1], key, cursor, fields.keyFieldBytes)
-            }
+            missing = Self.take(&fields, into: &contents.appMetadata, key, cursor) { $0.takeAppMetadata(into: &$1) }
         case .accountMetadata:
-            break
+            missing = nil
         }
+        if let missing { skip(section, reason: "it has no \(missing.name)") }
     }
 
-    /// Remembers the key `entity` was read under when it differs from the one we write. Static,
-    /// so that the entity can be the reader's own without copying the reader.
+    /// Moves the entity out of `fields` into `entities` with `take` (which returns the required
+    /// field it lacks instead), then checks its key in place. Static, with the reader's fields
+    /// and array passed separately, so that nothing copies the reader or the entity.
+    private static func take<Entity: CacheEntity>(
+        _ fields: inout CacheEntityFields, into entities: inout [Entity],
+        _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
+        _ take: (inout CacheEntityFields, inout [Entity]) -> MissingField?
+    ) -> MissingField? {
+        if let missing = take(&fields, &entities) { return missing }
+        rememberKey(of: &entities[entities.count - 1], key, cursor, fields.keyFieldBytes)
+        return nil
+    }
+
+    /// Remembers the key `entity` was read under when it differs from the one we write.
     private static func rememberKey<Entity: CacheEntity>(
         of entity: inout Entity, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
         _ fieldBytes: CacheEntityFields.KeyFieldBytes
@@ -226,10 +215,6 @@ struct CacheDocumentReader {
         if key.escaped || !matcher.matchedAll {
             entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
         }
-    }
-
-    private mutating func skip(_ section: CacheSection, _ missing: MissingField) {
-        skip(section, reason: "it has no \(missing.name)")
     }
 
     private mutating func skip(_ section: CacheSection, reason: String) {

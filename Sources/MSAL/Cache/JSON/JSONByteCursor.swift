@@ -93,9 +93,11 @@ struct JSONByteCursor {
     /// The next non-whitespace byte, without consuming it.
     @inline(__always)
     mutating func peek() throws(JSONScanError) -> UInt8 {
-        if index < count, base[index] > 0x20 { return base[index] }
-        skipWhitespace()
         guard index < count else { throw endReached() }
+        if base[index] <= 0x20 {
+            skipSomeWhitespace()
+            guard index < count else { throw endReached() }
+        }
         return base[index]
     }
 

@@ -88,8 +88,7 @@ struct AccountBuckets: Sendable {
         let key = Key(id)
         func append(_ shard: inout Shard) -> String? {
             guard let position = shard.index(forKey: key) else { return nil }
-            shard.values[position].refs.append(ref)
-            return shard.values[position].homeAccountId
+            return shard.values[position].appending(ref)
         }
         return Self.shard(of: key.digest) == 0 ? append(&first) : append(&second)
     }
@@ -149,10 +148,24 @@ struct LoadedEntities: @unchecked Sendable {
         find(count: accounts.count, at: starts.accounts) { accounts[$0].homeAccountId }
     }
 
-    func digest(accessToken slot: Int) -> UInt64 { digests[slot] }
-    func digest(refreshToken slot: Int) -> UInt64 { digests[starts.refreshTokens + slot] }
-    func digest(idToken slot: Int) -> UInt64 { digests[starts.idTokens + slot] }
-    func digest(account slot: Int) -> UInt64 { digests[starts.accounts + slot] }
+    /// The bucket key of entity `slot` of `kind` when it belongs to half `shard`, else `nil`.
+    func key(_ kind: TokenStore.Kind, _ slot: Int, inHalf shard: Int) -> AccountBuckets.Key? {
+        let starts = starts
+        let digest: UInt64
+        switch kind {
+        case .accessToken: digest = digests[slot]
+        case .refreshToken: digest = digests[starts.refreshTokens + slot]
+        case .idToken: digest = digests[starts.idTokens + slot]
+        case .account: digest = digests[starts.accounts + slot]
+        }
+        guard AccountBuckets.shard(of: digest) == shard else { return nil }
+        switch kind {
+        case .accessToken: return AccountBuckets.Key(accessTokens[slot].homeAccountId, digest: digest)
+        case .refreshToken: return AccountBuckets.Key(refreshTokens[slot].homeAccountId, digest: digest)
+        case .idToken: return AccountBuckets.Key(idTokens[slot].homeAccountId, digest: digest)
+        case .account: return AccountBuckets.Key(accounts[slot].homeAccountId, digest: digest)
+        }
+    }
 
     /// Two indexers wait here for each other to have found their share of the digests.
     final class Barrier: Sendable {
@@ -208,9 +221,7 @@ enum ShardIndexer {
         }
         let accessTokens = entities.accessTokens
         for slot in accessTokens.indices {
-            let digest = entities.digest(accessToken: slot)
-            guard AccountBuckets.shard(of: digest) == shard else { continue }
-            let key = AccountBuckets.Key(accessTokens[slot].homeAccountId, digest: digest)
+            guard let key = entities.key(.accessToken, slot, inHalf: shard) else { continue }
             let (shared, existing, isNew) = link(.accessToken, slot, key, &buckets) {
                 accessTokens[$0].isSameSlot(as: accessTokens[slot])
             }
@@ -222,9 +233,7 @@ enum ShardIndexer {
         }
         let refreshTokens = entities.refreshTokens
         for slot in refreshTokens.indices {
-            let digest = entities.digest(refreshToken: slot)
-            guard AccountBuckets.shard(of: digest) == shard else { continue }
-            let key = AccountBuckets.Key(refreshTokens[slot].homeAccountId, digest: digest)
+            guard let key = entities.key(.refreshToken, slot, inHalf: shard) else { continue }
             let (shared, existing, isNew) = link(.refreshToken, slot, key, &buckets) {
                 refreshTokens[$0].environment == refreshTokens[slot].environment
                     && refreshTokens[$0].clientId == refreshTokens[slot].clientId
@@ -238,9 +247,7 @@ enum ShardIndexer {
         }
         let idTokens = entities.idTokens
         for slot in idTokens.indices {
-            let digest = entities.digest(idToken: slot)
-            guard AccountBuckets.shard(of: digest) == shard else { continue }
-            let key = AccountBuckets.Key(idTokens[slot].homeAccountId, digest: digest)
+            guard let key = entities.key(.idToken, slot, inHalf: shard) else { continue }
             let (shared, existing, isNew) = link(.idToken, slot, key, &buckets) {
                 idTokens[$0].environment == idTokens[slot].environment && idTokens[$0].realm == idTokens[slot].realm
                     && idTokens[$0].clientId == idTokens[slot].clientId
@@ -251,9 +258,7 @@ enum ShardIndexer {
         }
         let accounts = entities.accounts
         for slot in accounts.indices {
-            let digest = entities.digest(account: slot)
-            guard AccountBuckets.shard(of: digest) == shard else { continue }
-            let key = AccountBuckets.Key(accounts[slot].homeAccountId, digest: digest)
+            guard let key = entities.key(.account, slot, inHalf: shard) else { continue }
             let (shared, existing, isNew) = link(.account, slot, key, &buckets) {
                 accounts[$0].environment == accounts[slot].environment && accounts[$0].realm == accounts[slot].realm
                     && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
@@ -278,13 +283,22 @@ enum ShardIndexer {
             buckets[key] = TokenStore.Bucket(homeAccountId: key.id, refs: refs)
             return (key.id, nil, true)
         }
-        // One access to the bucket in place: reading it through the getter copies it.
-        func append(to bucket: inout TokenStore.Bucket) -> (String, Int?) {
-            let duplicate = bucket.refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }
-            bucket.refs.append(ref)
-            return (bucket.homeAccountId, duplicate.map { Int($0.slot) })
+        var duplicate: Int?
+        let shared = buckets.values[position].appending(ref) { refs in
+            duplicate = refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }.map { Int($0.slot) }
         }
-        let (shared, duplicate) = append(to: &buckets.values[position])
         return (shared, duplicate, false)
+    }
+}
+
+extension TokenStore.Bucket {
+    /// Appends `ref` in place (a bucket read through a dictionary's getter would be copied) and
+    /// returns the bucket's shared id string; `before` sees the references already there.
+    mutating func appending(_ ref: TokenStore.EntityRef, before: ([TokenStore.EntityRef]) -> Void = { _ in })
+        -> String
+    {
+        before(refs)
+        refs.append(ref)
+        return homeAccountId
     }
 }
