@@ -7,22 +7,49 @@ final class ByteOutput {
     private(set) var count = 0
     /// Bytes already handed to the sink.
     private(set) var flushed = 0
-    private let sink: ((UnsafeRawBufferPointer) throws -> Void)?
+    /// Receives each full chunk with its document offset.
+    private let sink: ((UnsafeRawBufferPointer, Int) throws -> Void)?
     /// The first error the sink threw; later writes are dropped.
     private(set) var sinkError: (any Error)?
+    /// Whether the output only counts bytes (``counting()``).
+    let isCounting: Bool
 
     /// A buffer that keeps everything in memory (``bytes``).
     init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
         buffer = .allocate(capacity: self.capacity)
         sink = nil
+        isCounting = false
     }
 
-    /// A buffer that passes each full chunk of `chunkSize` bytes to `sink`; call ``finish()``.
-    init(chunkSize: Int, sink: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    /// A buffer that passes each full chunk of `chunkSize` bytes to `sink`, with the chunk's
+    /// document offset (the first one's is `start`, where the document part written begins);
+    /// call ``finish()``.
+    init(chunkSize: Int, startingAt start: Int = 0, sink: @escaping (UnsafeRawBufferPointer, Int) throws -> Void) {
         capacity = max(chunkSize, 4096)
         buffer = .allocate(capacity: capacity)
         self.sink = sink
+        flushed = start
+        isCounting = false
+    }
+
+    /// An output that keeps nothing and counts the bytes written to it (``position``): what
+    /// secrets and entries copied from a file would be is counted without reading them.
+    private init(counting: ()) {
+        capacity = 4096
+        buffer = .allocate(capacity: capacity)
+        sink = { _, _ in }
+        isCounting = true
+    }
+
+    static func counting() -> ByteOutput {
+        ByteOutput(counting: ())
+    }
+
+    /// Counts `count` bytes as written, for a counting output.
+    func skip(_ count: Int) {
+        precondition(isCounting, "only a counting output skips bytes")
+        flushed += count
     }
 
     deinit {
@@ -37,6 +64,12 @@ final class ByteOutput {
         Array(UnsafeBufferPointer(start: buffer, count: count))
     }
 
+    /// The bytes written from document offset `start` on, while they are all still in the buffer.
+    func buffered(from start: Int) -> UnsafeBufferPointer<UInt8>? {
+        guard start >= flushed, start <= position else { return nil }
+        return UnsafeBufferPointer(start: buffer + (start - flushed), count: position - start)
+    }
+
     /// Passes what is buffered to the sink; throws the sink's first error.
     func finish() throws {
         flush()
@@ -47,7 +80,7 @@ final class ByteOutput {
         guard let sink, count > 0 else { return }
         if sinkError == nil {
             do {
-                try sink(UnsafeRawBufferPointer(start: buffer, count: count))
+                try sink(UnsafeRawBufferPointer(start: buffer, count: count), flushed)
             } catch {
                 sinkError = error
             }
@@ -170,7 +203,11 @@ final class ByteOutput {
                 }
             }
         case .file(let range):
-            copier.withText(range) { append($0) }
+            if isCounting {
+                skip(Int(range.length))
+            } else {
+                copier.withText(range) { append($0) }
+            }
             placement.escaped = range.escaped
             placement.check = range.check
         }
@@ -209,4 +246,10 @@ struct SecretPlacement {
     var length: Int
     var escaped: Bool
     var check: UInt64
+
+    /// Whether the store keeps the secret as this place (``TokenStore/place(in:_:)``) rather than
+    /// as text: a place would not save memory for a short one.
+    var isKeptInFile: Bool {
+        length >= CacheEntityFields.smallestFileSecret && length <= Int32.max
+    }
 }

@@ -12,6 +12,8 @@ struct CacheContents: Sendable {
     var unknownSections: [(name: String, rawValue: String)] = []
     /// Entries skipped because they were malformed, by section.
     var skipped: [String: Int] = [:]
+    /// The file the entities' ``CacheEntrySource`` places are in.
+    var sourceFile: CacheFileSnapshot?
 }
 
 /// The sections of the document.

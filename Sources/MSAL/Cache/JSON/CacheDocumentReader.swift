@@ -60,6 +60,7 @@ struct CacheDocumentReader {
     mutating func takeContents() -> CacheContents {
         var taken = CacheContents()
         swap(&taken, &contents)
+        taken.sourceFile = snapshot
         return taken
     }
 
@@ -169,21 +170,33 @@ struct CacheDocumentReader {
             skip(section, reason: "the field \(invalid) has a value of the wrong type")
             return
         }
+        // The entry's bytes, when it is read from a file that later saves copy it from.
+        let entry = snapshot == nil ? nil : (key.start - 1)..<cursor.index
         // Each entity is moved from its fields into the contents and its key checked in place,
         // never copied: an entity holds a dozen references, and a copy costs a retain and a
         // release for each.
         let missing: MissingField?
         switch section {
         case .accessToken:
-            missing = Self.take(&fields, into: &contents.accessTokens, key, cursor) { $0.takeAccessToken(into: &$1) }
+            missing = Self.take(&fields, into: &contents.accessTokens, key, entry, snapshot, cursor) {
+                $0.takeAccessToken(into: &$1)
+            }
         case .refreshToken:
-            missing = Self.take(&fields, into: &contents.refreshTokens, key, cursor) { $0.takeRefreshToken(into: &$1) }
+            missing = Self.take(&fields, into: &contents.refreshTokens, key, entry, snapshot, cursor) {
+                $0.takeRefreshToken(into: &$1)
+            }
         case .idToken:
-            missing = Self.take(&fields, into: &contents.idTokens, key, cursor) { $0.takeIdToken(into: &$1) }
+            missing = Self.take(&fields, into: &contents.idTokens, key, entry, snapshot, cursor) {
+                $0.takeIdToken(into: &$1)
+            }
         case .account:
-            missing = Self.take(&fields, into: &contents.accounts, key, cursor) { $0.takeAccount(into: &$1) }
+            missing = Self.take(&fields, into: &contents.accounts, key, entry, snapshot, cursor) {
+                $0.takeAccount(into: &$1)
+            }
         case .appMetadata:
-            missing = Self.take(&fields, into: &contents.appMetadata, key, cursor) { $0.takeAppMetadata(into: &$1) }
+            missing = Self.take(&fields, into: &contents.appMetadata, key, entry, snapshot, cursor) {
+                $0.takeAppMetadata(into: &$1)
+            }
         case .accountMetadata:
             missing = nil
         }
@@ -195,12 +208,32 @@ struct CacheDocumentReader {
     /// and array passed separately, so that nothing copies the reader or the entity.
     private static func take<Entity: CacheEntity>(
         _ fields: inout CacheEntityFields, into entities: inout [Entity],
-        _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
+        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ snapshot: CacheFileSnapshot?,
+        _ cursor: JSONByteCursor,
         _ take: (inout CacheEntityFields, inout [Entity]) -> MissingField?
     ) -> MissingField? {
         if let missing = take(&fields, &entities) { return missing }
-        rememberKey(of: &entities[entities.count - 1], key, cursor, fields.keyFieldBytes)
+        let last = entities.count - 1
+        rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
+        if let entry { rememberPlace(of: &entities[last], entry, in: snapshot, cursor) }
         return nil
+    }
+
+    /// Remembers where `entity`'s entry (the window's bytes `entry`) is in the file, so that a save
+    /// copies it from there while the entity is unchanged.
+    private static func rememberPlace<Entity: CacheEntity>(
+        of entity: inout Entity, _ entry: Range<Int>, in snapshot: CacheFileSnapshot?, _ cursor: JSONByteCursor
+    ) {
+        guard entry.count <= Int32.max, let snapshot else { return }
+        let bytes = UnsafeBufferPointer(start: cursor.base + entry.lowerBound, count: entry.count)
+        let secret = entity.secretSpan(in: snapshot).map { range in
+            let start = range.offset - cursor.origin - entry.lowerBound
+            return start..<(start + Int(range.length))
+        }
+        entity.source = CacheEntrySource(
+            CacheEntrySource.Place(
+                offset: cursor.origin + entry.lowerBound, check: CacheEntrySource.check(bytes, secret: secret),
+                length: Int32(entry.count)))
     }
 
     /// Remembers the key `entity` was read under when it differs from the one we write.
@@ -311,11 +344,33 @@ struct CacheDocumentReader {
 protocol CacheEntity: Sendable {
     var originalKey: String? { get set }
     var unknown: UnknownFields { get }
+    var source: CacheEntrySource { get set }
+    /// Where the token's secret is in `file` (or a duplicate of it), when it is held so.
+    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan?
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
+}
+
+extension CacheEntity where Self: CacheSecretHolder {
+    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? {
+        guard case .file(let range) = secretValue.storage, range.file.isSameFile(as: file) else { return nil }
+        return SecretSpan(offset: range.offset, length: range.length, escaped: range.escaped, check: range.check)
+    }
+}
+
+/// A secret's place in a known file: a ``CacheFileRange`` without its file.
+struct SecretSpan {
+    var offset: Int
+    var length: Int32
+    var escaped: Bool
+    var check: UInt64
 }
 
 extension CacheAccessToken: CacheEntity {}
 extension CacheRefreshToken: CacheEntity {}
 extension CacheIdToken: CacheEntity {}
-extension CacheAccount: CacheEntity {}
-extension CacheAppMetadata: CacheEntity {}
+extension CacheAccount: CacheEntity {
+    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
+}
+extension CacheAppMetadata: CacheEntity {
+    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
+}

@@ -2,28 +2,70 @@
 /// `IdToken`, `Account`, `AppMetadata` objects keyed by MSAL Python's keys (or an entry's
 /// original key), string timestamps, each entry's unknown fields after its known ones, then
 /// `AccountMetadata` and the unknown sections unchanged. One entry per line.
+///
+/// An entity unchanged since it was read or saved (``CacheEntrySource``) is copied as its entry
+/// is in ``CacheContents/sourceFile``, once the copy is checked: about three times faster than
+/// writing it field by field, and exactly what the file held (another library's layout and
+/// number formats included).
 enum CacheDocumentWriter {
-    /// Where each token's secret was written, in the order of the contents' arrays.
+    /// Where each entity's entry went, in the order of the contents' arrays.
     struct Placements {
-        var accessTokens: [SecretPlacement] = []
-        var refreshTokens: [SecretPlacement] = []
-        var idTokens: [SecretPlacement] = []
+        var accessTokens: [EntryPlacement] = []
+        var refreshTokens: [EntryPlacement] = []
+        var idTokens: [EntryPlacement] = []
+        var accounts: [EntryPlacement] = []
+        var appMetadata: [EntryPlacement] = []
+        /// How many entries were copied rather than written field by field (for tests and logs).
+        var copied = 0
+        /// How many writers wrote the document (for tests and logs).
+        var parts = 1
+
+        /// Appends the placements of the part of the document after the one these are of.
+        mutating func append(_ later: Placements) {
+            accessTokens += later.accessTokens
+            refreshTokens += later.refreshTokens
+            idTokens += later.idTokens
+            accounts += later.accounts
+            appMetadata += later.appMetadata
+            copied += later.copied
+            parts += later.parts
+        }
     }
 
-    /// Writes the document. Secrets held as places in a file are copied through `copier`; check
-    /// its ``CacheSecretCopier/failed`` before using the output.
+    /// A place in the document between two entities of its five entity sections (access tokens,
+    /// refresh tokens, id tokens, accounts, app metadata): before entity `index` of `section`.
+    /// ``end`` is after all of them; the account metadata and the unknown sections follow it.
+    struct Cursor: Comparable, Sendable {
+        var section: Int
+        var index: Int
+
+        static let start = Cursor(section: 0, index: 0)
+        static let end = Cursor(section: 5, index: 0)
+
+        static func < (lhs: Cursor, rhs: Cursor) -> Bool {
+            (lhs.section, lhs.index) < (rhs.section, rhs.index)
+        }
+    }
+
+    /// Writes the document, or the part of it between two cursors (``Cursor/start`` and
+    /// ``Cursor/end`` for the whole; the first part starts with `{`, the last one ends the
+    /// document). Secrets held as places in a file are copied through `copier`; check its
+    /// ``CacheSecretCopier/failed`` before using the output. With `placing`, the placements say
+    /// where every entry of the part went (``TokenStore/place(in:_:)``); without, only
+    /// ``Placements/copied`` is counted.
     @discardableResult
-    static func write(_ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier) -> Placements {
+    static func write(
+        _ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier, placing: Bool = true,
+        part: Range<Cursor> = Cursor.start..<Cursor.end
+    ) -> Placements {
         var placements = Placements()
-        placements.accessTokens.reserveCapacity(contents.accessTokens.count)
-        placements.refreshTokens.reserveCapacity(contents.refreshTokens.count)
-        placements.idTokens.reserveCapacity(contents.idTokens.count)
-        var builder = CacheKeyBuilder()
-        output.append("{")
-        section("AccessToken", contents.accessTokens, output, &builder) { token, output in
+        var writer = SectionWriter(
+            output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing, part: part)
+        if part.lowerBound == .start { output.append("{") }
+        placements.accessTokens = writer.section(0, "AccessToken", contents.accessTokens) { token, output, copier in
             var first = true
             output.member("credential_type", "AccessToken", first: &first)
-            placements.accessTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
+            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -34,12 +76,12 @@ enum CacheDocumentWriter {
             output.member("expires_on", timestamp: token.expiresOn, first: &first)
             output.member("extended_expires_on", timestamp: token.extendedExpiresOn, first: &first)
             output.member("refresh_on", timestamp: token.refreshOn, first: &first)
+            return secret
         }
-        output.append(",")
-        section("RefreshToken", contents.refreshTokens, output, &builder) { token, output in
+        placements.refreshTokens = writer.section(1, "RefreshToken", contents.refreshTokens) { token, output, copier in
             var first = true
             output.member("credential_type", "RefreshToken", first: &first)
-            placements.refreshTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
+            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -47,19 +89,19 @@ enum CacheDocumentWriter {
             output.member("realm", token.realm, first: &first)
             output.member("last_modification_time", token.lastModificationTime, first: &first)
             output.member("family_id", token.familyId, first: &first)
+            return secret
         }
-        output.append(",")
-        section("IdToken", contents.idTokens, output, &builder) { token, output in
+        placements.idTokens = writer.section(2, "IdToken", contents.idTokens) { token, output, copier in
             var first = true
             output.member("credential_type", "IdToken", first: &first)
-            placements.idTokens.append(output.secretMember(token.secretValue, copier: copier, first: &first))
+            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("realm", token.realm, first: &first)
             output.member("client_id", token.clientId, first: &first)
+            return secret
         }
-        output.append(",")
-        section("Account", contents.accounts, output, &builder) { account, output in
+        placements.accounts = writer.section(3, "Account", contents.accounts) { account, output, _ in
             var first = true
             output.member("home_account_id", account.homeAccountId, first: &first)
             output.member("environment", account.environment, first: &first)
@@ -72,14 +114,17 @@ enum CacheDocumentWriter {
             output.member("given_name", account.givenName, first: &first)
             output.member("family_name", account.familyName, first: &first)
             output.member("middle_name", account.middleName, first: &first)
+            return nil
         }
-        output.append(",")
-        section("AppMetadata", contents.appMetadata, output, &builder) { metadata, output in
+        placements.appMetadata = writer.section(4, "AppMetadata", contents.appMetadata) { metadata, output, _ in
             var first = true
             output.member("client_id", metadata.clientId, first: &first)
             output.member("environment", metadata.environment, first: &first)
             output.member("family_id", metadata.familyId, first: &first)
+            return nil
         }
+        placements.copied = writer.copied
+        guard part.upperBound == .end else { return placements }
         if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty {
             output.append(",")
             writeAccountMetadata(contents, output)
@@ -94,32 +139,43 @@ enum CacheDocumentWriter {
         return placements
     }
 
-    private static func section<Entity: CacheEntity>(
-        _ name: StaticString, _ entities: [Entity], _ output: ByteOutput, _ builder: inout CacheKeyBuilder,
-        _ body: (Entity, ByteOutput) -> Void
-    ) {
-        output.append("\n\"")
-        output.append(name)
-        output.append("\":{")
-        var first = true
-        for entity in entities {
-            output.append(first ? "\n" : ",\n")
-            first = false
-            if let key = entity.originalKey {
-                output.appendQuoted(key)
-            } else {
-                entity.buildKey(&builder)
-                builder.bytes.withUnsafeBufferPointer { output.appendQuoted($0) }
+    /// Where to split the document between two writers: before the entity at about the middle of
+    /// the bytes of the entries to be copied; `nil` when those are fewer than `minimumBytes`.
+    static func splitPoint(_ contents: CacheContents, minimumBytes: Int) -> Cursor? {
+        guard contents.sourceFile != nil else { return nil }
+        func copiedBytes<Entity: CacheEntity>(_ entities: [Entity], upTo wanted: Int = .max) -> (bytes: Int, index: Int)
+        {
+            var bytes = 0
+            for index in entities.indices {
+                if bytes >= wanted { return (bytes, index) }
+                bytes += Int(entities[index].source.place?.length ?? 0)
             }
-            output.append(":{")
-            body(entity, output)
-            if !entity.unknown.isEmpty {
-                output.append(",")
-                output.appendRaw(entity.unknown.raw)
-            }
-            output.append("}")
+            return (bytes, entities.count)
         }
-        output.append("}")
+        let sections = [
+            copiedBytes(contents.accessTokens).bytes, copiedBytes(contents.refreshTokens).bytes,
+            copiedBytes(contents.idTokens).bytes, copiedBytes(contents.accounts).bytes,
+            copiedBytes(contents.appMetadata).bytes,
+        ]
+        let total = sections.reduce(0, +)
+        guard total >= minimumBytes else { return nil }
+        var wanted = total / 2
+        for (section, bytes) in sections.enumerated() {
+            guard wanted < bytes else {
+                wanted -= bytes
+                continue
+            }
+            let index: Int
+            switch section {
+            case 0: index = copiedBytes(contents.accessTokens, upTo: wanted).index
+            case 1: index = copiedBytes(contents.refreshTokens, upTo: wanted).index
+            case 2: index = copiedBytes(contents.idTokens, upTo: wanted).index
+            case 3: index = copiedBytes(contents.accounts, upTo: wanted).index
+            default: index = copiedBytes(contents.appMetadata, upTo: wanted).index
+            }
+            return Cursor(section: section, index: index)
+        }
+        return nil
     }
 
     private static func writeAccountMetadata(_ contents: CacheContents, _ output: ByteOutput) {
@@ -169,5 +225,106 @@ enum CacheDocumentWriter {
             output.append("}")
         }
         output.append("}")
+    }
+}
+
+/// Writes the entries of the entity sections: each one copied from the source file when that is
+/// possible, else from its fields.
+private struct SectionWriter {
+    let output: ByteOutput
+    let copier: CacheSecretCopier
+    let sourceFile: CacheFileSnapshot?
+    let placing: Bool
+    let part: Range<CacheDocumentWriter.Cursor>
+    var builder = CacheKeyBuilder()
+    var copied = 0
+
+    init(
+        output: ByteOutput, copier: CacheSecretCopier, sourceFile: CacheFileSnapshot?, placing: Bool,
+        part: Range<CacheDocumentWriter.Cursor>
+    ) {
+        self.output = output
+        self.copier = copier
+        self.sourceFile = sourceFile
+        self.placing = placing
+        self.part = part
+    }
+
+    /// Writes what the part holds of section number `number`, `"name":{…}` (preceded by a comma
+    /// but for the first section); `body` writes an entity's members from the first one on and
+    /// returns where its secret went. Returns where each entry went when `placing`.
+    mutating func section<Entity: CacheEntity>(
+        _ number: Int, _ name: StaticString, _ entities: [Entity],
+        _ body: (Entity, ByteOutput, CacheSecretCopier) -> SecretPlacement?
+    ) -> [EntryPlacement] {
+        let (lower, upper) = (part.lowerBound, part.upperBound)
+        // The section is in the part when it starts before the part's end and does not end
+        // before the part's start (a cursor is before an entity, or at a section's start).
+        guard lower.section <= number, number < upper.section || (number == upper.section && upper.index > 0) else {
+            return []
+        }
+        let first = lower.section == number ? lower.index : 0
+        let last = upper.section == number ? min(upper.index, entities.count) : entities.count
+        var placements: [EntryPlacement] = []
+        if placing { placements.reserveCapacity(last - first) }
+        if first == 0 {
+            output.append(number == 0 ? "\n\"" : ",\n\"")
+            output.append(name)
+            output.append("\":{")
+        }
+        let file = sourceFile
+        for index in first..<last {
+            output.append(index == 0 ? "\n" : ",\n")
+            if let file, let place = entities[index].source.place,
+                let placement = copier.copyEntry(
+                    place, secret: entities[index].secretSpan(in: file), from: file, into: output)
+            {
+                copied += 1
+                if placing { placements.append(placement) }
+                continue
+            }
+            let start = output.position
+            if let key = entities[index].originalKey {
+                output.appendQuoted(key)
+            } else {
+                entities[index].buildKey(&builder)
+                builder.bytes.withUnsafeBufferPointer { output.appendQuoted($0) }
+            }
+            output.append(":{")
+            let secret = body(entities[index], output, copier)
+            let unknown = entities[index].unknown
+            if !unknown.isEmpty {
+                output.append(",")
+                output.appendRaw(unknown.raw)
+            }
+            output.append("}")
+            if placing { placements.append(EntryPlacement(written: start, secret: secret, in: output)) }
+        }
+        if number < upper.section { output.append("}") }
+        return placements
+    }
+}
+
+/// Where an entry went in a document being written: its place, when its bytes could be checked
+/// (all of them still in the output's buffer), and its secret's.
+struct EntryPlacement {
+    var entry: CacheEntrySource.Place?
+    var secret: SecretPlacement?
+
+    init(entry: CacheEntrySource.Place?, secret: SecretPlacement?) {
+        self.entry = entry
+        self.secret = secret
+    }
+
+    /// The placement of the entry written from document offset `start` to `output`'s position.
+    init(written start: Int, secret: SecretPlacement?, in output: ByteOutput) {
+        self.secret = secret
+        let length = output.position - start
+        guard length <= Int32.max, let bytes = output.buffered(from: start) else { return }
+        let excluded = secret.flatMap { secret in
+            secret.isKeptInFile ? (secret.offset - start)..<(secret.offset - start + secret.length) : nil
+        }
+        entry = CacheEntrySource.Place(
+            offset: start, check: CacheEntrySource.check(bytes, secret: excluded), length: Int32(length))
     }
 }

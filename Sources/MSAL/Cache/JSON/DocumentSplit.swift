@@ -76,6 +76,7 @@ extension CacheContents {
         accountMetadataUnknown.merge(other.accountMetadataUnknown) { _, later in later }
         unknownSections.append(contentsOf: other.unknownSections)
         skipped.merge(other.skipped, uniquingKeysWith: +)
+        if sourceFile == nil { sourceFile = other.sourceFile }
     }
 }
 

@@ -1,25 +1,43 @@
 /// An access token of the unified cache schema (`credential_type` `AccessToken`).
 struct CacheAccessToken: Sendable, Equatable {
-    var homeAccountId: String
+    /// The home account id. Setting another value forgets the entry's place (see ``source``).
+    var homeAccountId: String {
+        get { sharedHomeAccountId }
+        set {
+            if newValue != sharedHomeAccountId { source.place = nil }
+            sharedHomeAccountId = newValue
+        }
+    }
+    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
+    private var sharedHomeAccountId: String
     /// The cache (storage) environment: a host, without the port when it is 443.
-    var environment: String
-    var clientId: String
+    var environment: String { didSet { source.place = nil } }
+    var clientId: String { didSet { source.place = nil } }
     /// The tenant id.
-    var realm: String
+    var realm: String { didSet { source.place = nil } }
     /// The granted scopes joined by spaces, in the server's case.
-    var target: String
+    var target: String { didSet { source.place = nil } }
     /// The token (held in memory or read from the cache file on demand).
-    var secretValue: CacheSecret
+    var secretValue: CacheSecret { didSet { source.place = nil } }
     /// `token_type`; `nil` when the entry has none (Bearer).
-    var tokenType: String?
+    var tokenType: String? { didSet { source.place = nil } }
     /// Epoch seconds (written as strings).
-    var cachedAt: Int64?
-    var expiresOn: Int64?
-    var extendedExpiresOn: Int64?
-    var refreshOn: Int64?
-    var unknown: UnknownFields = .none
+    var cachedAt: Int64? { didSet { source.place = nil } }
+    var expiresOn: Int64? { didSet { source.place = nil } }
+    var extendedExpiresOn: Int64? { didSet { source.place = nil } }
+    var refreshOn: Int64? { didSet { source.place = nil } }
+    var unknown: UnknownFields = .none { didSet { source.place = nil } }
     /// The key the entry was read under when it differs from the one this library would write.
-    var originalKey: String?
+    var originalKey: String? { didSet { source.place = nil } }
+    /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
+    var source = CacheEntrySource()
+
+    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
+    /// entities of an account then share one string. Keeps the entry's place.
+    mutating func shareHomeAccountId(_ shared: inout String) {
+        assert(shared == sharedHomeAccountId, "only the same id is shared")
+        swap(&shared, &sharedHomeAccountId)
+    }
 
     /// The token; see ``CacheSecret/text``.
     var secret: String {
@@ -33,7 +51,7 @@ struct CacheAccessToken: Sendable, Equatable {
         extendedExpiresOn: Int64? = nil, refreshOn: Int64? = nil, unknown: UnknownFields = .none,
         originalKey: String? = nil
     ) {
-        self.homeAccountId = homeAccountId
+        sharedHomeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.realm = realm

@@ -1,21 +1,60 @@
 /// An account record of the unified cache schema: one per home account, environment and realm
 /// (tenant), so a multi-tenant account has one record per tenant profile.
 struct CacheAccount: Sendable, Equatable {
-    var homeAccountId: String
-    var environment: String
+    /// The home account id. Setting another value forgets the entry's place (see ``source``).
+    var homeAccountId: String {
+        get { sharedHomeAccountId }
+        set {
+            if newValue != sharedHomeAccountId { source.place = nil }
+            sharedHomeAccountId = newValue
+        }
+    }
+    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
+    private var sharedHomeAccountId: String
+    var environment: String { didSet { source.place = nil } }
     /// The tenant id of this profile; the home profile has realm == utid.
-    var realm: String
+    var realm: String { didSet { source.place = nil } }
     /// The object id in this tenant (`oid`), or `sub` without one.
-    var localAccountId: String
-    var username: String
+    var localAccountId: String { didSet { source.place = nil } }
+    var username: String { didSet { source.place = nil } }
     /// `MSSTS` (AAD v2, B2C, CIAM), `AAD`, `MSA`, `ADFS` or `Other`.
-    var authorityType: String
+    var authorityType: String { didSet { source.place = nil } }
     /// The raw base64url `client_info`, when known.
-    var clientInfo: String?
-    var name: String?
-    var givenName: String?
-    var familyName: String?
-    var middleName: String?
-    var unknown: UnknownFields = .none
-    var originalKey: String?
+    var clientInfo: String? { didSet { source.place = nil } }
+    var name: String? { didSet { source.place = nil } }
+    var givenName: String? { didSet { source.place = nil } }
+    var familyName: String? { didSet { source.place = nil } }
+    var middleName: String? { didSet { source.place = nil } }
+    var unknown: UnknownFields = .none { didSet { source.place = nil } }
+    var originalKey: String? { didSet { source.place = nil } }
+    /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
+    var source = CacheEntrySource()
+
+    init(
+        homeAccountId: String, environment: String, realm: String, localAccountId: String, username: String,
+        authorityType: String, clientInfo: String? = nil, name: String? = nil, givenName: String? = nil,
+        familyName: String? = nil, middleName: String? = nil, unknown: UnknownFields = .none,
+        originalKey: String? = nil
+    ) {
+        sharedHomeAccountId = homeAccountId
+        self.environment = environment
+        self.realm = realm
+        self.localAccountId = localAccountId
+        self.username = username
+        self.authorityType = authorityType
+        self.clientInfo = clientInfo
+        self.name = name
+        self.givenName = givenName
+        self.familyName = familyName
+        self.middleName = middleName
+        self.unknown = unknown
+        self.originalKey = originalKey
+    }
+
+    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
+    /// entities of an account then share one string. Keeps the entry's place.
+    mutating func shareHomeAccountId(_ shared: inout String) {
+        assert(shared == sharedHomeAccountId, "only the same id is shared")
+        swap(&shared, &sharedHomeAccountId)
+    }
 }

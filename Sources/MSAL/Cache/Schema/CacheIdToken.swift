@@ -1,14 +1,32 @@
 /// An id token of the unified cache schema (`credential_type` `IdToken`): one per account,
 /// environment, realm and client.
 struct CacheIdToken: Sendable, Equatable {
-    var homeAccountId: String
-    var environment: String
-    var clientId: String
-    var realm: String
+    /// The home account id. Setting another value forgets the entry's place (see ``source``).
+    var homeAccountId: String {
+        get { sharedHomeAccountId }
+        set {
+            if newValue != sharedHomeAccountId { source.place = nil }
+            sharedHomeAccountId = newValue
+        }
+    }
+    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
+    private var sharedHomeAccountId: String
+    var environment: String { didSet { source.place = nil } }
+    var clientId: String { didSet { source.place = nil } }
+    var realm: String { didSet { source.place = nil } }
     /// The raw id_token (a JWT), held in memory or read from the cache file on demand.
-    var secretValue: CacheSecret
-    var unknown: UnknownFields = .none
-    var originalKey: String?
+    var secretValue: CacheSecret { didSet { source.place = nil } }
+    var unknown: UnknownFields = .none { didSet { source.place = nil } }
+    var originalKey: String? { didSet { source.place = nil } }
+    /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
+    var source = CacheEntrySource()
+
+    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
+    /// entities of an account then share one string. Keeps the entry's place.
+    mutating func shareHomeAccountId(_ shared: inout String) {
+        assert(shared == sharedHomeAccountId, "only the same id is shared")
+        swap(&shared, &sharedHomeAccountId)
+    }
 
     /// The raw id_token; see ``CacheSecret/text``.
     var secret: String {
@@ -20,7 +38,7 @@ struct CacheIdToken: Sendable, Equatable {
         homeAccountId: String, environment: String, clientId: String, realm: String, secret: CacheSecret,
         unknown: UnknownFields = .none, originalKey: String? = nil
     ) {
-        self.homeAccountId = homeAccountId
+        sharedHomeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.realm = realm

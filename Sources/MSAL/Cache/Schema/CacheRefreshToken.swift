@@ -3,21 +3,39 @@
 /// As MSAL Python stores it: one per account, environment and client, carrying `family_id` when
 /// the client belongs to a family (FOCI). Family lookups find it by `family_id`.
 struct CacheRefreshToken: Sendable, Equatable {
-    var homeAccountId: String
-    var environment: String
-    var clientId: String
+    /// The home account id. Setting another value forgets the entry's place (see ``source``).
+    var homeAccountId: String {
+        get { sharedHomeAccountId }
+        set {
+            if newValue != sharedHomeAccountId { source.place = nil }
+            sharedHomeAccountId = newValue
+        }
+    }
+    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
+    private var sharedHomeAccountId: String
+    var environment: String { didSet { source.place = nil } }
+    var clientId: String { didSet { source.place = nil } }
     /// The token (held in memory or read from the cache file on demand).
-    var secretValue: CacheSecret
+    var secretValue: CacheSecret { didSet { source.place = nil } }
     /// The scopes it was granted with, joined by spaces (optional in the schema).
-    var target: String?
+    var target: String? { didSet { source.place = nil } }
     /// `"1"` for the Microsoft family; `nil` when not a family token.
-    var familyId: String?
+    var familyId: String? { didSet { source.place = nil } }
     /// `last_modification_time` as written (integer or fractional epoch seconds).
-    var lastModificationTime: String?
+    var lastModificationTime: String? { didSet { source.place = nil } }
     /// A realm, rarely present (refresh tokens are cross-tenant).
-    var realm: String?
-    var unknown: UnknownFields = .none
-    var originalKey: String?
+    var realm: String? { didSet { source.place = nil } }
+    var unknown: UnknownFields = .none { didSet { source.place = nil } }
+    var originalKey: String? { didSet { source.place = nil } }
+    /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
+    var source = CacheEntrySource()
+
+    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
+    /// entities of an account then share one string. Keeps the entry's place.
+    mutating func shareHomeAccountId(_ shared: inout String) {
+        assert(shared == sharedHomeAccountId, "only the same id is shared")
+        swap(&shared, &sharedHomeAccountId)
+    }
 
     /// The token; see ``CacheSecret/text``.
     var secret: String {
@@ -30,7 +48,7 @@ struct CacheRefreshToken: Sendable, Equatable {
         familyId: String? = nil, lastModificationTime: String? = nil, realm: String? = nil,
         unknown: UnknownFields = .none, originalKey: String? = nil
     ) {
-        self.homeAccountId = homeAccountId
+        sharedHomeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.secretValue = secret

@@ -31,7 +31,7 @@ enum CacheDocumentCodec {
     static func encode(_ contents: CacheContents) throws(CacheStorageError) -> [UInt8] {
         let output = ByteOutput(capacity: 1 << 16)
         let copier = CacheSecretCopier()
-        CacheDocumentWriter.write(contents, to: output, copier: copier)
+        CacheDocumentWriter.write(contents, to: output, copier: copier, placing: false)
         if copier.failed { throw .changedUnderneath(path: "(token cache)") }
         return output.bytes
     }

@@ -101,7 +101,7 @@ extension CacheFile {
         // The second thread's secrets refer to a snapshot of their own (a duplicate descriptor of
         // the same open file), so the two threads do not share one reference count.
         let duplicate = dup(descriptor)
-        let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate) : snapshot
+        let restSnapshot = duplicate >= 0 ? CacheFileSnapshot(descriptor: duplicate, duplicating: snapshot) : snapshot
         let plan = SplitReadPlan(stop: split)
         let tuning = splitRead
         let readRest: @Sendable () -> Result<[SplitPart], any Error> = { [self] in

@@ -12,6 +12,9 @@ struct CacheFile: Sendable {
     let durable: Bool
     /// When and how large files are read on two threads.
     var splitRead = SplitReadTuning()
+    /// Documents with at least this many bytes of entries copied from the file they were read
+    /// from are written on two threads.
+    var twoWritersFrom = 4 << 20
 
     var lockPath: String { path + ".lock" }
     var folder: String { (path as NSString).deletingLastPathComponent }
@@ -199,7 +202,7 @@ struct CacheFile: Sendable {
     /// Replaces the file atomically: a temporary file in the same folder (mode 0600), written,
     /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint and,
     /// for a plain file, the new file as a snapshot with where each secret went in it, so the
-    /// store can read its secrets from there (``TokenStore/placeSecrets(in:_:)``).
+    /// store can read its secrets and copy its entries from there (``TokenStore/place(in:_:)``).
     func save(_ contents: CacheContents) throws -> (
         fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
     ) {
@@ -217,18 +220,11 @@ struct CacheFile: Sendable {
         }
         var placements: CacheDocumentWriter.Placements?
         do {
-            let write: (UnsafeRawBufferPointer) throws -> Void = { chunk in
-                try Self.writeAll(descriptor, chunk, path: temporary)
-            }
             if let key = encryptionKey {
                 let sealed = try CacheEncryption.seal(CacheDocumentCodec.encode(contents), key: key)
-                try sealed.withUnsafeBytes(write)
+                try sealed.withUnsafeBytes { try Self.writeAll(descriptor, $0, at: 0, path: temporary) }
             } else {
-                let output = ByteOutput(chunkSize: 1 << 20, sink: write)
-                let copier = CacheSecretCopier()
-                placements = CacheDocumentWriter.write(contents, to: output, copier: copier)
-                if copier.failed { throw CacheStorageError.changedUnderneath(path: path) }
-                try output.finish()
+                placements = try writeDocument(contents, to: descriptor, path: temporary)
             }
             if durable && fsync(descriptor) != 0 {
                 throw CacheStorageError.io("fsync a temporary file", path: temporary, errno: errno)
@@ -274,10 +270,83 @@ struct CacheFile: Sendable {
         }
     }
 
-    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, path: String) throws {
+    /// Writes the plain document to `descriptor` (an empty file): on two threads, each writing
+    /// its half at its place, when the document is large and mostly copied from the file it was
+    /// read from (the length of the first half is then known before it is written).
+    private func writeDocument(_ contents: CacheContents, to descriptor: Int32, path temporary: String) throws
+        -> CacheDocumentWriter.Placements
+    {
+        let chunkSize = Self.chunkSize
+        if let split = CacheDocumentWriter.splitPoint(contents, minimumBytes: twoWritersFrom) {
+            // The second half's offset: the first half's length, counted without reading any file.
+            let counter = ByteOutput.counting()
+            CacheDocumentWriter.write(
+                contents, to: counter, copier: CacheSecretCopier(windowSize: 0), placing: false,
+                part: CacheDocumentWriter.Cursor.start..<split)
+            let offset = counter.position
+            let writeSecond: @Sendable () -> Result<CacheDocumentWriter.Placements, any Error> = { [self] in
+                Result {
+                    try writePart(
+                        contents, split..<CacheDocumentWriter.Cursor.end, at: offset, to: descriptor, path: temporary,
+                        chunkSize: chunkSize)
+                }
+            }
+            let (first, second) = alongside(writeSecond) {
+                Result {
+                    try writePart(
+                        contents, CacheDocumentWriter.Cursor.start..<split, at: 0, to: descriptor, path: temporary,
+                        chunkSize: chunkSize, endingAt: offset)
+                }
+            }
+            do {
+                var placements = try first.get()
+                placements.append(try second.get())
+                return placements
+            } catch PartLengthMismatch.mismatch {
+                // An entry of the first half was written from its fields (its bytes in the file
+                // had changed): the halves overlap. Written again, whole, on this thread.
+                guard ftruncate(descriptor, 0) == 0 else {
+                    throw CacheStorageError.io("write a temporary file", path: temporary, errno: errno)
+                }
+            }
+        }
+        return try writePart(
+            contents, CacheDocumentWriter.Cursor.start..<CacheDocumentWriter.Cursor.end, at: 0, to: descriptor,
+            path: temporary, chunkSize: chunkSize)
+    }
+
+    /// Bytes handed to the kernel at a time (small enough to stay in the processor's cache
+    /// between the copy from the old file and the write).
+    static let chunkSize = 1 << 18
+
+    private enum PartLengthMismatch: Error {
+        case mismatch
+    }
+
+    /// Writes `part` of the document at document offset `offset` of `descriptor` (the temporary
+    /// file at `temporary`). With `endingAt`, throws ``PartLengthMismatch/mismatch`` when the
+    /// part does not end there.
+    private func writePart(
+        _ contents: CacheContents, _ part: Range<CacheDocumentWriter.Cursor>, at offset: Int, to descriptor: Int32,
+        path temporary: String, chunkSize: Int, endingAt end: Int? = nil
+    ) throws -> CacheDocumentWriter.Placements {
+        let output = ByteOutput(chunkSize: chunkSize, startingAt: offset) { chunk, offset in
+            try Self.writeAll(descriptor, chunk, at: offset, path: temporary)
+        }
+        let copier = CacheSecretCopier(windowSize: chunkSize)
+        let placements = CacheDocumentWriter.write(contents, to: output, copier: copier, part: part)
+        if copier.failed { throw CacheStorageError.changedUnderneath(path: path) }
+        try output.finish()
+        if let end, output.position != end { throw PartLengthMismatch.mismatch }
+        return placements
+    }
+
+    private static func writeAll(_ descriptor: Int32, _ chunk: UnsafeRawBufferPointer, at offset: Int, path: String)
+        throws
+    {
         var written = 0
         while written < chunk.count {
-            let count = Glibc.write(descriptor, chunk.baseAddress! + written, chunk.count - written)
+            let count = pwrite(descriptor, chunk.baseAddress! + written, chunk.count - written, off_t(offset + written))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CacheStorageError.io("write a temporary file", path: path, errno: errno)

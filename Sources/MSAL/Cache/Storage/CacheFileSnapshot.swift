@@ -18,9 +18,23 @@ final class CacheFileSnapshot: Sendable {
     private let recent = Locked([Int: String]())
     private static let recentLimit = 64
 
-    /// Takes ownership of `descriptor` (opened for reading).
-    init(descriptor: Int32) {
+    /// The snapshot this one duplicates (another descriptor of the same open file), if any: kept
+    /// alive, so that its identity is not reused.
+    private let original: CacheFileSnapshot?
+    /// The identity of `original`, when there is one.
+    private let originalIdentity: ObjectIdentifier?
+
+    /// Takes ownership of `descriptor` (opened for reading); with `original`, a duplicate of that
+    /// snapshot's descriptor, so that threads reading one file do not share one reference count.
+    init(descriptor: Int32, duplicating original: CacheFileSnapshot? = nil) {
         self.descriptor = descriptor
+        self.original = original?.original ?? original
+        originalIdentity = self.original.map(ObjectIdentifier.init)
+    }
+
+    /// Whether `other` reads the same version of the file (this snapshot, or a duplicate).
+    func isSameFile(as other: CacheFileSnapshot) -> Bool {
+        (originalIdentity ?? ObjectIdentifier(self)) == (other.originalIdentity ?? ObjectIdentifier(other))
     }
 
     deinit {
@@ -71,11 +85,16 @@ final class CacheFileSnapshot: Sendable {
     /// Whether `bytes` (read from one byte before the range to one after) are the quoted text
     /// the range was made from.
     static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ range: CacheFileRange) -> Bool {
-        let count = Int(range.length) + 2
+        holds(bytes, length: range.length, check: range.check)
+    }
+
+    /// Whether `bytes` are a quoted text of `length` bytes (between the quotes) whose check is `check`.
+    static func holds(_ bytes: UnsafeBufferPointer<UInt8>, length: Int32, check: UInt64) -> Bool {
+        let count = Int(length) + 2
         guard bytes.count == count, bytes[0] == UInt8(ascii: "\""), bytes[count - 1] == UInt8(ascii: "\"") else {
             return false
         }
-        return CacheFileRange.check(UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])) == range.check
+        return CacheFileRange.check(UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])) == check
     }
 }
 
@@ -102,24 +121,71 @@ final class CacheSecretCopier {
 
     /// Calls `body` with the checked JSON text of `range` (without quotes), or records a failure.
     func withText(_ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-        let wanted = Int(range.length) + 2
-        let from = range.offset - 1
+        withBytes(range.file, from: range.offset - 1, count: Int(range.length) + 2) { bytes in
+            deliver(bytes, range, body)
+        }
+    }
+
+    /// Appends to `output` the entry at `place` in `file`, when the file still holds the bytes it
+    /// was read from there (their check, and the check of `secret`, the place of the token's
+    /// secret in `file`); returns where the entry and its secret went, or `nil` (nothing
+    /// appended) when the entry is to be written from its fields.
+    func copyEntry(
+        _ place: CacheEntrySource.Place, secret: SecretSpan?, from file: CacheFileSnapshot, into output: ByteOutput
+    ) -> EntryPlacement? {
+        let length = Int(place.length)
+        guard length >= 2 else { return nil }
+        if output.isCounting {
+            output.skip(length)
+            return EntryPlacement(entry: nil, secret: nil)
+        }
+        // The secret's text within the entry, between its quotes.
+        var inside: Range<Int>?
+        if let secret {
+            let start = secret.offset - place.offset
+            guard start >= 1, start + Int(secret.length) < length else { return nil }
+            inside = start..<(start + Int(secret.length))
+        }
+        return withBytes(file, from: place.offset, count: length) { bytes -> EntryPlacement? in
+            guard bytes.count == length, bytes[0] == UInt8(ascii: "\""), bytes[length - 1] == UInt8(ascii: "}"),
+                CacheEntrySource.check(bytes, secret: inside) == place.check
+            else { return nil }
+            var secretPlacement: SecretPlacement?
+            if let inside, let secret {
+                let quoted = UnsafeBufferPointer(rebasing: bytes[(inside.lowerBound - 1)..<(inside.upperBound + 1)])
+                guard CacheFileSnapshot.holds(quoted, length: secret.length, check: secret.check) else { return nil }
+                secretPlacement = SecretPlacement(
+                    offset: output.position + inside.lowerBound, length: inside.count, escaped: secret.escaped,
+                    check: secret.check)
+            }
+            let offset = output.position
+            output.append(bytes)
+            return EntryPlacement(
+                entry: CacheEntrySource.Place(offset: offset, check: place.check, length: place.length),
+                secret: secretPlacement)
+        }
+    }
+
+    /// Calls `body` with `count` bytes of `file` from `from` (fewer at the end of the file), read
+    /// through the window when they fit in it.
+    private func withBytes<Result>(
+        _ file: CacheFileSnapshot, from: Int, count wanted: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         if wanted > capacity {
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 8)
             defer { buffer.deallocate() }
-            let got = range.file.read(into: buffer, count: wanted, offset: from)
-            deliver(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got), range, body)
-            return
+            let got = file.read(into: buffer, count: wanted, offset: from)
+            return body(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got))
         }
-        if file !== range.file || from < start || from + wanted > start + count {
-            file = range.file
+        if self.file.map({ !$0.isSameFile(as: file) }) ?? true || from < start || from + wanted > start + count {
+            self.file = file
             start = from
-            count = range.file.read(into: window, count: capacity, offset: from)
+            count = file.read(into: window, count: capacity, offset: from)
         }
-        let bytes = UnsafeBufferPointer(
-            start: window.assumingMemoryBound(to: UInt8.self) + (from - start), count: min(wanted, start + count - from)
-        )
-        deliver(bytes, range, body)
+        return body(
+            UnsafeBufferPointer(
+                start: window.assumingMemoryBound(to: UInt8.self) + (from - start),
+                count: max(0, min(wanted, start + count - from))))
     }
 
     private func deliver(

@@ -15,4 +15,7 @@ struct CacheSettings: Sendable {
     var durable = true
     /// When and how large cache files are read on two threads (tests shrink it).
     var splitRead = SplitReadTuning()
+    /// Bytes of entries copied from the file read from which a save writes on two threads
+    /// (tests shrink it).
+    var twoWritersFrom = 4 << 20
 }

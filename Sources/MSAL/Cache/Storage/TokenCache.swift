@@ -43,6 +43,7 @@ final class TokenCache: Sendable {
             var file = CacheFile(
                 path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
             file.splitRead = settings.splitRead
+            file.twoWritersFrom = settings.twoWritersFrom
             backend = .file(file)
         case .custom(let storage):
             backend = .custom(storage, key: settings.encryptionKey)
@@ -97,7 +98,7 @@ final class TokenCache: Sendable {
                     let saved = try file.save(state.store.contents)
                     state.fingerprint = saved.fingerprint
                     if let (snapshot, placements) = saved.placed {
-                        state.store.placeSecrets(in: snapshot, placements)
+                        state.store.place(in: snapshot, placements)
                     }
                     return result
                 case .custom(let storage, let key):
@@ -156,7 +157,8 @@ final class TokenCache: Sendable {
     private func reload(_ file: CacheFile, _ state: inout State) throws {
         watchIfNeeded(file, &state)
         let (contents, fingerprint) = try file.load()
-        Self.discard(replacing: &state.store, with: TokenStore(contents))
+        // Consumed, not copied: the store indexes the arrays in place, which needs one owner.
+        Self.discard(replacing: &state.store, with: TokenStore(consume contents))
         state.fingerprint = fingerprint
         state.loaded = true
         state.generation &+= 1

@@ -213,10 +213,10 @@ enum ShardIndexer {
         var replaced: [String] = []
         replaced.reserveCapacity(capacity * 3)
         /// Gives the entity the bucket's id string, keeping its own in `replaced`.
-        func share(_ shared: String, _ id: inout String, isNew: Bool) {
+        func share<Entity: CacheAccountEntity>(_ shared: String, _ entity: inout Entity, isNew: Bool) {
             guard !isNew else { return }
             var own = shared
-            swap(&own, &id)
+            entity.shareHomeAccountId(&own)
             replaced.append(own)
         }
         let accessTokens = entities.accessTokens
@@ -229,7 +229,7 @@ enum ShardIndexer {
                 let newer = (accessTokens[slot].cachedAt ?? 0) >= (accessTokens[existing].cachedAt ?? 0)
                 losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
             }
-            share(shared, &accessTokens[slot].homeAccountId, isNew: isNew)
+            share(shared, &accessTokens[slot], isNew: isNew)
         }
         let refreshTokens = entities.refreshTokens
         for slot in refreshTokens.indices {
@@ -243,7 +243,7 @@ enum ShardIndexer {
                 let newer = refreshTokens[slot].modificationSeconds >= refreshTokens[existing].modificationSeconds
                 losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
             }
-            share(shared, &refreshTokens[slot].homeAccountId, isNew: isNew)
+            share(shared, &refreshTokens[slot], isNew: isNew)
         }
         let idTokens = entities.idTokens
         for slot in idTokens.indices {
@@ -254,7 +254,7 @@ enum ShardIndexer {
                     && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
             }
             if let existing { losers.insert(EntityRef(kind: .idToken, slot: Int32(existing))) }
-            share(shared, &idTokens[slot].homeAccountId, isNew: isNew)
+            share(shared, &idTokens[slot], isNew: isNew)
         }
         let accounts = entities.accounts
         for slot in accounts.indices {
@@ -264,7 +264,7 @@ enum ShardIndexer {
                     && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
             }
             if let existing { losers.insert(EntityRef(kind: .account, slot: Int32(existing))) }
-            share(shared, &accounts[slot].homeAccountId, isNew: isNew)
+            share(shared, &accounts[slot], isNew: isNew)
         }
         return Half(buckets: buckets, losers: losers, replaced: replaced)
     }
@@ -302,3 +302,13 @@ extension TokenStore.Bucket {
         return homeAccountId
     }
 }
+
+/// An entity that belongs to a home account, whose id string the account's entities share.
+protocol CacheAccountEntity {
+    mutating func shareHomeAccountId(_ shared: inout String)
+}
+
+extension CacheAccessToken: CacheAccountEntity {}
+extension CacheRefreshToken: CacheAccountEntity {}
+extension CacheIdToken: CacheAccountEntity {}
+extension CacheAccount: CacheAccountEntity {}

@@ -58,15 +58,17 @@ struct TokenStore: Sendable {
         let capacity = (contents.accounts.count + contents.refreshTokens.count / 4) / 2 + 16
         let parallel = entityCount >= twoThreadsFrom
         var halves: [ShardIndexer.Half] = []
-        // The arrays are moved out while their elements are indexed in place, and back after.
-        var accessTokens = contents.accessTokens
-        var refreshTokens = contents.refreshTokens
-        var idTokens = contents.idTokens
-        var accounts = contents.accounts
-        contents.accessTokens = []
-        contents.refreshTokens = []
-        contents.idTokens = []
-        contents.accounts = []
+        // The arrays are moved out while their elements are indexed in place, and back after
+        // (swapped out: a copy of an array and an assignment of an empty one would leave, for a
+        // moment, two references to its buffer, and indexing in place would copy every entity).
+        var accessTokens: [CacheAccessToken] = []
+        var refreshTokens: [CacheRefreshToken] = []
+        var idTokens: [CacheIdToken] = []
+        var accounts: [CacheAccount] = []
+        swap(&accessTokens, &contents.accessTokens)
+        swap(&refreshTokens, &contents.refreshTokens)
+        swap(&idTokens, &contents.idTokens)
+        swap(&accounts, &contents.accounts)
         accessTokens.withUnsafeMutableBufferPointer { accessTokens in
             refreshTokens.withUnsafeMutableBufferPointer { refreshTokens in
                 idTokens.withUnsafeMutableBufferPointer { idTokens in
@@ -117,25 +119,46 @@ struct TokenStore: Sendable {
         for record in accountMetadata { upsert(record) }
     }
 
-    /// After a save: reads the secrets from the file just written (`file`, with where each went),
-    /// so the store holds no secret text and no longer keeps the previous file open.
-    mutating func placeSecrets(in file: CacheFileSnapshot, _ placements: CacheDocumentWriter.Placements) {
-        func place<Token: CacheSecretHolder>(_ tokens: inout [Token], _ placed: [SecretPlacement]) {
-            guard placed.count == tokens.count else { return }
-            for index in tokens.indices {
-                let placement = placed[index]
-                guard placement.length >= CacheEntityFields.smallestFileSecret, placement.length <= Int32.max else {
-                    continue
-                }
-                tokens[index].secretValue = CacheSecret(
-                    CacheFileRange(
-                        file: file, offset: placement.offset, length: Int32(placement.length),
-                        escaped: placement.escaped, check: placement.check))
+    /// After a save to `file`: the store reads its secrets from there and copies its entries from
+    /// there on the next save (``CacheEntrySource``), so it holds no secret text and no longer
+    /// keeps the previous file open. An entry whose bytes could not be checked while written is
+    /// written from its fields again next time.
+    mutating func place(in file: CacheFileSnapshot, _ placements: CacheDocumentWriter.Placements) {
+        func place<Entity: CacheEntity>(_ entities: inout [Entity], _ placed: [EntryPlacement]) {
+            guard placed.count == entities.count else {
+                for index in entities.indices { entities[index].source = CacheEntrySource() }
+                return
+            }
+            for index in entities.indices {
+                entities[index].source = CacheEntrySource(placed[index].entry)
             }
         }
-        place(&contents.accessTokens, placements.accessTokens)
-        place(&contents.refreshTokens, placements.refreshTokens)
-        place(&contents.idTokens, placements.idTokens)
+        func placeSecrets<Token: CacheSecretHolder & CacheEntity>(_ tokens: inout [Token], _ placed: [EntryPlacement]) {
+            guard placed.count == tokens.count else { return place(&tokens, placed) }
+            for index in tokens.indices {
+                let placement = placed[index]
+                if let secret = placement.secret, secret.isKeptInFile {
+                    // Assigned first: a new secret value forgets the entry's place.
+                    tokens[index].secretValue = CacheSecret(
+                        CacheFileRange(
+                            file: file, offset: secret.offset, length: Int32(secret.length), escaped: secret.escaped,
+                            check: secret.check))
+                }
+                tokens[index].source = CacheEntrySource(placement.entry)
+            }
+        }
+        placeSecrets(&contents.accessTokens, placements.accessTokens)
+        placeSecrets(&contents.refreshTokens, placements.refreshTokens)
+        placeSecrets(&contents.idTokens, placements.idTokens)
+        place(&contents.accounts, placements.accounts)
+        place(&contents.appMetadata, placements.appMetadata)
+        contents.sourceFile = file
+    }
+
+    /// For tests: changes entities' fields in place. The indexes are not updated, so `body` must
+    /// not change what they are built from (home account ids, environments, realms, clients).
+    mutating func mutateForTests(_ body: (inout CacheContents) -> Void) {
+        body(&contents)
     }
 
     /// Counts of each kind, for tests and logs.

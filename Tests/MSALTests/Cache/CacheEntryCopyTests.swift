@@ -1,0 +1,295 @@
+import Foundation
+import Glibc
+import MSALNative
+import XCTest
+
+@testable import MSAL
+
+/// Saves copy every entity unchanged since it was read (``CacheEntrySource``) from the file it
+/// was read from, checked, and write changed ones from their fields.
+final class CacheEntryCopyTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUp() {
+        folder = CacheFixtures.temporaryFolder()
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Reads `path` as the cache file does (its secrets and entries stay places in it).
+    private func load(_ path: String, splitRead: SplitReadTuning = SplitReadTuning()) throws -> TokenStore {
+        let cache = TokenCache(
+            settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2, splitRead: splitRead)
+        )
+        return try cache.read { $0 }
+    }
+
+    /// Writes `store` to `path` as ``CacheFile/save(_:)`` does and places the store in the new file.
+    @discardableResult
+    private func save(_ store: inout TokenStore, to path: String) throws -> CacheDocumentWriter.Placements {
+        let file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
+        let saved = try file.save(store.contents)
+        let (snapshot, placements) = try XCTUnwrap(saved.placed)
+        store.place(in: snapshot, placements)
+        return placements
+    }
+
+    private func json(_ path: String) throws -> NSDictionary {
+        try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? NSDictionary)
+    }
+
+    private func record(_ index: Int, secret: String) -> TokenResponseRecord {
+        var record = TokenResponseRecord(
+            clientId: "c1", environment: "login.microsoftonline.com", realm: "tenant",
+            homeAccountId: "uid\(index).utid", localAccountId: "uid\(index)", username: "user\(index)@contoso.com")
+        record.accessToken = secret + "-at"
+        record.refreshToken = secret + "-rt"
+        record.idToken = secret + "-id"
+        record.scopes = ["User.Read"]
+        record.expiresOn = 4_000_000_000
+        record.cachedAt = 1_700_000_000
+        return record
+    }
+
+    func testUnchangedEntriesAreCopiedAsWrittenByAnotherLibrary() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 6)
+        let original = try String(contentsOfFile: path, encoding: .utf8)
+        var store = try load(path)
+        let entities = store.entityCount - store.contents.accountMetadata.count
+
+        let placements = try save(&store, to: path)
+        XCTAssertEqual(placements.copied, entities, "every entry is copied")
+        let saved = try String(contentsOfFile: path, encoding: .utf8)
+        // MSAL Python's indentation stays inside each entry.
+        let firstEntry = try XCTUnwrap(original.range(of: #""AccessToken": {"#)).upperBound
+        let entryText = original[firstEntry...].split(separator: "}", maxSplits: 1)[0].drop { $0 == " " || $0 == "\n" }
+        XCTAssertTrue(entryText.hasPrefix("\"") && entryText.contains("\n            \"secret\": \""))
+        XCTAssertTrue(saved.contains(entryText), "an entry is copied byte for byte")
+        XCTAssertEqual(try json(path), try JSONSerialization.jsonObject(with: Data(original.utf8)) as? NSDictionary)
+
+        // The store now copies from the new file, and a fresh load reads what it held.
+        XCTAssertEqual(try save(&store, to: path).copied, entities)
+        XCTAssertEqual(try load(path).contents.accessTokens.map(\.secret), store.contents.accessTokens.map(\.secret))
+        XCTAssertEqual(try json(path), try JSONSerialization.jsonObject(with: Data(original.utf8)) as? NSDictionary)
+    }
+
+    func testEntriesReadOnTwoThreadsAreCopied() throws {
+        // The parts read by the second thread refer to a duplicate of the file's snapshot.
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
+        let parts = Locked<[Int]>([])
+        var store = try load(
+            path,
+            splitRead: SplitReadTuning(
+                from: 0, windowBytes: 4096, stealAtLeast: 4096,
+                partsJoined: { count in parts.withLock { $0.append(count) } }
+            ))
+        XCTAssertGreaterThan(parts.withLock { $0 }.first ?? 0, 1, "the file was read in parts")
+        let entities = store.entityCount - store.contents.accountMetadata.count
+        XCTAssertEqual(try save(&store, to: path).copied, entities)
+        XCTAssertEqual(try load(path).contents.accessTokens, store.contents.accessTokens)
+    }
+
+    /// A cache on a copy of `fixture` at `name`, written by one thread or two.
+    private func cache(copying fixture: String, to name: String, twoWriters: Bool) throws -> (TokenCache, String) {
+        let path = folder.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: fixture, toPath: path)
+        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
+        settings.durable = false
+        settings.twoWritersFrom = twoWriters ? 0 : .max
+        return (TokenCache(settings: settings), path)
+    }
+
+    func testTwoWritersWriteWhatOneWrites() throws {
+        let fixture = folder.appendingPathComponent("fixture.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: fixture, accounts: 30)
+        let (one, onePath) = try cache(copying: fixture, to: "one.json", twoWriters: false)
+        let (two, twoPath) = try cache(copying: fixture, to: "two.json", twoWriters: true)
+        for cache in [one, two] {
+            // Copied entries, and new ones of every kind at the end of their sections (those of
+            // the first half are counted by writing them).
+            try cache.modify { store in
+                for index in 0..<3 { store.save(self.record(index, secret: String(repeating: "n\(index)", count: 30))) }
+            }
+            try cache.modify { $0.setSignInState(.signedIn, clientId: "c1", homeAccountId: "uid0.utid") }
+        }
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: twoPath)), try Data(contentsOf: URL(fileURLWithPath: onePath)))
+        XCTAssertEqual(
+            try two.read { $0.contents.accessTokens.map(\.secret) },
+            try one.read { $0.contents.accessTokens.map(\.secret) })
+        XCTAssertEqual(try load(twoPath).contents.accounts, try two.read { $0.contents.accounts })
+
+        // The file as the second cache saves it, and where its entries went, from two writers.
+        var file = CacheFile(path: twoPath, ownsFolder: false, encryptionKey: nil, durable: false)
+        file.twoWritersFrom = 0
+        let contents = try two.read { $0.contents }
+        let placements = try XCTUnwrap(try file.save(contents).placed?.1)
+        XCTAssertEqual(placements.parts, 2)
+        XCTAssertEqual(placements.copied, contents.accessTokens.count * 4 + contents.appMetadata.count)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: twoPath)), try Data(contentsOf: URL(fileURLWithPath: onePath)))
+        let text = try Data(contentsOf: URL(fileURLWithPath: twoPath))
+        for (placement, token) in zip(placements.accessTokens, contents.accessTokens) {
+            let secret = try XCTUnwrap(placement.secret)
+            XCTAssertEqual(
+                String(decoding: text[secret.offset..<(secret.offset + secret.length)], as: UTF8.self), token.secret)
+        }
+    }
+
+    func testAFirstHalfThatChangedLengthIsWrittenAgainByOneWriter() throws {
+        let fixture = folder.appendingPathComponent("fixture.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: fixture, accounts: 30)
+        let (cache, path) = try cache(copying: fixture, to: "cache.json", twoWriters: true)
+        let before = try cache.read { $0.contents }
+
+        // Another program changes the first access token's type in place, same length: that entry
+        // is written from its fields, in this library's layout, shorter than the indented one.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let range = try XCTUnwrap(bytes.range(of: Data(#""token_type": "Bearer""#.utf8)))
+        bytes.replaceSubrange(range, with: Data(#""token_type": "bearer""#.utf8))
+        let descriptor = open(path, O_WRONLY)
+        XCTAssertEqual(bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, bytes.count)
+        close(descriptor)
+        // Saved from the store as it was (its snapshot of the file stays open, so the file it
+        // replaced is what another process sees as "changed underneath"): written whole again.
+        let file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
+        var twoWriters = file
+        twoWriters.twoWritersFrom = 0
+        let saved = try twoWriters.save(before)
+        XCTAssertEqual(saved.placed?.1.parts, 1, "the two halves overlapped and one writer wrote it all")
+        let reloaded = try load(path)
+        XCTAssertEqual(reloaded.contents.accessTokens.map(\.tokenType), before.accessTokens.map(\.tokenType))
+        XCTAssertEqual(reloaded.contents.accessTokens.map(\.secret), before.accessTokens.map(\.secret))
+        XCTAssertEqual(reloaded.contents.accounts, before.accounts)
+    }
+
+    func testEveryKindOfChangeIsWrittenFromTheFields() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = TokenStore()
+        for index in 0..<4 { store.save(record(index, secret: String(repeating: "s\(index)", count: 40))) }
+        store.upsert(
+            CacheAppMetadata(clientId: "c2", environment: "login.microsoftonline.com", familyId: "1"),
+            keepUnknown: false)
+        try save(&store, to: path)
+        let entities = store.entityCount - store.contents.accountMetadata.count
+        XCTAssertEqual(try save(&store, to: path).copied, entities, "entries written once are copied next time")
+
+        // A change of any field of any kind of entity forgets its place.
+        store.mutateForTests { contents in
+            contents.accessTokens[0].expiresOn = 4_000_000_100
+            contents.accessTokens[1].target = "user.read mail.read"
+            contents.refreshTokens[0].familyId = "1"
+            contents.refreshTokens[1].secret = "rotated-refresh-token-" + String(repeating: "r", count: 40)
+            contents.idTokens[0].unknown = UnknownFields(raw: #""extra":true"#)
+            contents.accounts[0].name = "Renamed"
+            contents.accounts[1].originalKey = "kept-key"
+            contents.appMetadata[0].familyId = ""
+        }
+        let placements = try save(&store, to: path)
+        XCTAssertEqual(placements.copied, entities - 8)
+        let document = try json(path)
+        let accessTokens = try XCTUnwrap(document["AccessToken"] as? [String: [String: Any]])
+        XCTAssertEqual(
+            Set(accessTokens.values.compactMap { $0["expires_on"] as? String }), ["4000000100", "4000000000"])
+        XCTAssertTrue(accessTokens.values.contains { $0["target"] as? String == "user.read mail.read" })
+        let refreshTokens = try XCTUnwrap(document["RefreshToken"] as? [String: [String: Any]])
+        XCTAssertTrue(refreshTokens.values.contains { ($0["secret"] as? String)?.hasPrefix("rotated") == true })
+        XCTAssertTrue(refreshTokens.values.contains { $0["family_id"] as? String == "1" })
+        let idTokens = try XCTUnwrap(document["IdToken"] as? [String: [String: Any]])
+        XCTAssertTrue(idTokens.values.contains { $0["extra"] as? Bool == true })
+        let accounts = try XCTUnwrap(document["Account"] as? [String: [String: Any]])
+        XCTAssertTrue(accounts.values.contains { $0["name"] as? String == "Renamed" })
+        XCTAssertNotNil(accounts["kept-key"])
+        let metadata = try XCTUnwrap(document["AppMetadata"] as? [String: [String: Any]])
+        XCTAssertTrue(
+            metadata.values.contains { $0["client_id"] as? String == "c1" && $0["family_id"] as? String == "" })
+
+        // What was written is read back as the store holds it, and copied from then on.
+        let reloaded = try load(path)
+        XCTAssertEqual(reloaded.contents.accessTokens, store.contents.accessTokens)
+        XCTAssertEqual(reloaded.contents.refreshTokens, store.contents.refreshTokens)
+        XCTAssertEqual(reloaded.contents.idTokens, store.contents.idTokens)
+        XCTAssertEqual(reloaded.contents.accounts, store.contents.accounts)
+        XCTAssertEqual(reloaded.contents.appMetadata, store.contents.appMetadata)
+        XCTAssertEqual(try save(&store, to: path).copied, entities)
+    }
+
+    func testAssigningTheSameHomeAccountIdKeepsThePlace() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = TokenStore()
+        store.save(record(0, secret: String(repeating: "x", count: 64)))
+        try save(&store, to: path)
+        store.mutateForTests { contents in
+            // The same value in another string (as the indexer shares one string per account).
+            contents.accessTokens[0].homeAccountId = String("uid0.utid".reversed().reversed())
+            XCTAssertNotNil(contents.accessTokens[0].source.place)
+            contents.accessTokens[0].homeAccountId = "uid9.utid"
+            XCTAssertNil(contents.accessTokens[0].source.place)
+        }
+    }
+
+    func testAnEntryChangedInTheFileIsWrittenFromTheStore() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = TokenStore()
+        for index in 0..<3 { store.save(record(index, secret: String(repeating: "t\(index)", count: 40))) }
+        try save(&store, to: path)
+        let entities = store.entityCount - store.contents.accountMetadata.count
+
+        // Another program rewrites the file in place, changing an account's name to one of the
+        // same length (every offset stays the same) and leaving every secret as it was.
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.contains("user1@contoso.com"))
+        let descriptor = open(path, O_WRONLY)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        let changed = Array(text.replacingOccurrences(of: "user1@contoso.com", with: "evil1@contoso.com").utf8)
+        XCTAssertEqual(changed.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.count)
+        close(descriptor)
+
+        // The store's own view is saved: the changed entries are written from their fields, and
+        // the entries the other program did not touch are copied.
+        let other = folder.appendingPathComponent("other.json").path
+        let placements = try save(&store, to: other)
+        XCTAssertLessThan(placements.copied, entities)
+        XCTAssertGreaterThan(placements.copied, 0)
+        let saved = try String(contentsOfFile: other, encoding: .utf8)
+        XCTAssertFalse(saved.contains("evil1"))
+        XCTAssertTrue(saved.contains("user1@contoso.com"))
+        XCTAssertEqual(try load(other).contents.accounts, store.contents.accounts)
+    }
+
+    func testASecretChangedInTheFileFailsTheSave() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = TokenStore()
+        store.save(record(0, secret: String(repeating: "k", count: 64)))
+        try save(&store, to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let descriptor = open(path, O_WRONLY)
+        let changed = Array(text.replacingOccurrences(of: "kkkk-at", with: "kkkX-at").utf8)
+        XCTAssertEqual(changed.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.count)
+        close(descriptor)
+        // The secret exists nowhere else: the save fails rather than write a token it never had.
+        XCTAssertThrowsError(try save(&store, to: folder.appendingPathComponent("other.json").path)) { error in
+            guard case CacheStorageError.changedUnderneath = error else {
+                return XCTFail("unexpected \(error)")
+            }
+        }
+    }
+
+    func testEntriesWrittenAcrossTheOutputsChunksAreCopiedNextTime() throws {
+        // Entries larger than a chunk, and entries that straddle one: their bytes cannot be checked
+        // while written, so they are written from their fields again (and then copied).
+        let output = ByteOutput(chunkSize: 4096) { _, _ in }
+        var store = TokenStore()
+        for index in 0..<20 { store.save(record(index, secret: String(repeating: "b", count: 300 * index))) }
+        let placements = CacheDocumentWriter.write(store.contents, to: output, copier: CacheSecretCopier())
+        try output.finish()
+        let all = placements.accessTokens + placements.refreshTokens + placements.idTokens + placements.accounts
+        XCTAssertTrue(all.contains { $0.entry == nil })
+        XCTAssertTrue(all.contains { $0.entry != nil })
+    }
+}
