@@ -117,7 +117,7 @@ extension CacheFile {
                     _ = reader.moveHandover(to: plan.reserve(upTo: end))
                 }
                 if !reader.handedOver { plan.dropSecond() }
-                return (contents, reader.handedOver ? reader.handover : nil)
+                return (consume contents, reader.handedOver ? reader.handover : nil)
             } catch {
                 plan.dropSecond()
                 throw error
@@ -129,7 +129,9 @@ extension CacheFile {
         }
         // The second thread's parts come last part first; from the one starting where the first
         // reader stopped, each that reached its boundary is followed by the one starting there.
-        var parts = try rest.get()
+        // Consumed, not copied: a copy of the array would share every part's arrays, and
+        // moving the entities out of them would copy them all.
+        var parts = try (consume rest).get()
         guard var index = parts.lastIndex(where: { $0.start == stop.offset }) else {
             throw CacheDocumentCodec.Corrupt(reason: "a part of the document was not read", offset: stop.offset)
         }
@@ -139,7 +141,7 @@ extension CacheFile {
         while true {
             var taken = CacheContents()
             swap(&taken, &parts[index].contents)
-            contents.append(taken)
+            contents.append(consume taken)
             joined += 1
             guard parts[index].reachedBoundary, index > 0 else { break }
             index -= 1
