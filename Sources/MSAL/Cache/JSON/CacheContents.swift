@@ -72,7 +72,9 @@ extension CacheEntityFields {
     }
 
     /// Appends the entity for a credential section, or returns the required field it lacks. Moves
-    /// the values out of the fields, and the entity into the array: nothing is copied.
+    /// the values out of the fields, and the entity into the array: nothing is copied. (Entities
+    /// are made with their memberwise initializers: the compiler copies one made by an explicit
+    /// initializer into the array and destroys the original, a retain and a release per string.)
     mutating func takeAccessToken(into tokens: inout [CacheAccessToken]) -> MissingField? {
         var missing: MissingField?
         guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
@@ -80,7 +82,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheAccessToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                target: target, secret: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
+                target: target, secretValue: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
                 expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
                 refreshOn: timestamps.refreshOn, unknown: takeUnknown()))
         return nil
@@ -91,7 +93,7 @@ extension CacheEntityFields {
         guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         tokens.append(
             CacheRefreshToken(
-                homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
+                homeAccountId: hid, environment: environment, clientId: clientId, secretValue: secret,
                 target: take(.target), familyId: take(.familyId), lastModificationTime: take(.lastModificationTime),
                 realm: take(.realm), unknown: takeUnknown()))
         return nil
@@ -103,7 +105,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                secret: secret, unknown: takeUnknown()))
+                secretValue: secret, unknown: takeUnknown()))
         return nil
     }
 

@@ -1,15 +1,7 @@
 /// An access token of the unified cache schema (`credential_type` `AccessToken`).
 struct CacheAccessToken: Sendable, Equatable {
     /// The home account id. Setting another value forgets the entry's place (see ``source``).
-    var homeAccountId: String {
-        get { sharedHomeAccountId }
-        set {
-            if newValue != sharedHomeAccountId { source.place = nil }
-            sharedHomeAccountId = newValue
-        }
-    }
-    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
-    private var sharedHomeAccountId: String
+    var homeAccountId: String { didSet { if homeAccountId != oldValue { source.place = nil } } }
     /// The cache (storage) environment: a host, without the port when it is 443.
     var environment: String { didSet { source.place = nil } }
     var clientId: String { didSet { source.place = nil } }
@@ -35,8 +27,8 @@ struct CacheAccessToken: Sendable, Equatable {
     /// Exchanges the home account id's storage with `shared`, which holds the same id: the
     /// entities of an account then share one string. Keeps the entry's place.
     mutating func shareHomeAccountId(_ shared: inout String) {
-        assert(shared == sharedHomeAccountId, "only the same id is shared")
-        swap(&shared, &sharedHomeAccountId)
+        assert(shared == homeAccountId, "only the same id is shared")
+        swap(&shared, &homeAccountId)
     }
 
     /// The token; see ``CacheSecret/text``.
@@ -45,13 +37,25 @@ struct CacheAccessToken: Sendable, Equatable {
         set { secretValue = CacheSecret(newValue) }
     }
 
+    /// Whether `other` is the same token slot: same account, environment, realm, client, type
+    /// and the same scopes (compared case-insensitively, as a set).
+    func isSameSlot(as other: CacheAccessToken) -> Bool {
+        homeAccountId == other.homeAccountId && environment == other.environment && realm == other.realm
+            && clientId == other.clientId
+            && CacheScopes.normalizedTokenType(tokenType)
+                == CacheScopes.normalizedTokenType(other.tokenType)
+            && CacheScopes.sameSet(target, other.target)
+    }
+}
+
+extension CacheAccessToken {
     init(
         homeAccountId: String, environment: String, clientId: String, realm: String, target: String,
         secret: CacheSecret, tokenType: String? = nil, cachedAt: Int64? = nil, expiresOn: Int64? = nil,
         extendedExpiresOn: Int64? = nil, refreshOn: Int64? = nil, unknown: UnknownFields = .none,
         originalKey: String? = nil
     ) {
-        sharedHomeAccountId = homeAccountId
+        self.homeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.realm = realm
@@ -76,15 +80,5 @@ struct CacheAccessToken: Sendable, Equatable {
             homeAccountId: homeAccountId, environment: environment, clientId: clientId, realm: realm, target: target,
             secret: CacheSecret(secret), tokenType: tokenType, cachedAt: cachedAt, expiresOn: expiresOn,
             extendedExpiresOn: extendedExpiresOn, refreshOn: refreshOn, unknown: unknown, originalKey: originalKey)
-    }
-
-    /// Whether `other` is the same token slot: same account, environment, realm, client, type
-    /// and the same scopes (compared case-insensitively, as a set).
-    func isSameSlot(as other: CacheAccessToken) -> Bool {
-        homeAccountId == other.homeAccountId && environment == other.environment && realm == other.realm
-            && clientId == other.clientId
-            && CacheScopes.normalizedTokenType(tokenType)
-                == CacheScopes.normalizedTokenType(other.tokenType)
-            && CacheScopes.sameSet(target, other.target)
     }
 }

@@ -2,15 +2,7 @@
 /// (tenant), so a multi-tenant account has one record per tenant profile.
 struct CacheAccount: Sendable, Equatable {
     /// The home account id. Setting another value forgets the entry's place (see ``source``).
-    var homeAccountId: String {
-        get { sharedHomeAccountId }
-        set {
-            if newValue != sharedHomeAccountId { source.place = nil }
-            sharedHomeAccountId = newValue
-        }
-    }
-    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
-    private var sharedHomeAccountId: String
+    var homeAccountId: String { didSet { if homeAccountId != oldValue { source.place = nil } } }
     var environment: String { didSet { source.place = nil } }
     /// The tenant id of this profile; the home profile has realm == utid.
     var realm: String { didSet { source.place = nil } }
@@ -30,31 +22,12 @@ struct CacheAccount: Sendable, Equatable {
     /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
     var source = CacheEntrySource()
 
-    init(
-        homeAccountId: String, environment: String, realm: String, localAccountId: String, username: String,
-        authorityType: String, clientInfo: String? = nil, name: String? = nil, givenName: String? = nil,
-        familyName: String? = nil, middleName: String? = nil, unknown: UnknownFields = .none,
-        originalKey: String? = nil
-    ) {
-        sharedHomeAccountId = homeAccountId
-        self.environment = environment
-        self.realm = realm
-        self.localAccountId = localAccountId
-        self.username = username
-        self.authorityType = authorityType
-        self.clientInfo = clientInfo
-        self.name = name
-        self.givenName = givenName
-        self.familyName = familyName
-        self.middleName = middleName
-        self.unknown = unknown
-        self.originalKey = originalKey
-    }
-
     /// Exchanges the home account id's storage with `shared`, which holds the same id: the
     /// entities of an account then share one string. Keeps the entry's place.
     mutating func shareHomeAccountId(_ shared: inout String) {
-        assert(shared == sharedHomeAccountId, "only the same id is shared")
-        swap(&shared, &sharedHomeAccountId)
+        // Through the observer, which compares the two (equal) ids: an explicit initializer,
+        // which storage of its own would need, would copy every account the reader makes.
+        assert(shared == homeAccountId, "only the same id is shared")
+        swap(&shared, &homeAccountId)
     }
 }

@@ -2,15 +2,7 @@
 /// environment, realm and client.
 struct CacheIdToken: Sendable, Equatable {
     /// The home account id. Setting another value forgets the entry's place (see ``source``).
-    var homeAccountId: String {
-        get { sharedHomeAccountId }
-        set {
-            if newValue != sharedHomeAccountId { source.place = nil }
-            sharedHomeAccountId = newValue
-        }
-    }
-    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
-    private var sharedHomeAccountId: String
+    var homeAccountId: String { didSet { if homeAccountId != oldValue { source.place = nil } } }
     var environment: String { didSet { source.place = nil } }
     var clientId: String { didSet { source.place = nil } }
     var realm: String { didSet { source.place = nil } }
@@ -24,8 +16,8 @@ struct CacheIdToken: Sendable, Equatable {
     /// Exchanges the home account id's storage with `shared`, which holds the same id: the
     /// entities of an account then share one string. Keeps the entry's place.
     mutating func shareHomeAccountId(_ shared: inout String) {
-        assert(shared == sharedHomeAccountId, "only the same id is shared")
-        swap(&shared, &sharedHomeAccountId)
+        assert(shared == homeAccountId, "only the same id is shared")
+        swap(&shared, &homeAccountId)
     }
 
     /// The raw id_token; see ``CacheSecret/text``.
@@ -33,12 +25,14 @@ struct CacheIdToken: Sendable, Equatable {
         get { secretValue.text }
         set { secretValue = CacheSecret(newValue) }
     }
+}
 
+extension CacheIdToken {
     init(
         homeAccountId: String, environment: String, clientId: String, realm: String, secret: CacheSecret,
         unknown: UnknownFields = .none, originalKey: String? = nil
     ) {
-        sharedHomeAccountId = homeAccountId
+        self.homeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.realm = realm

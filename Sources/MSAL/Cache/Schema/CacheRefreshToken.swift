@@ -4,15 +4,7 @@
 /// the client belongs to a family (FOCI). Family lookups find it by `family_id`.
 struct CacheRefreshToken: Sendable, Equatable {
     /// The home account id. Setting another value forgets the entry's place (see ``source``).
-    var homeAccountId: String {
-        get { sharedHomeAccountId }
-        set {
-            if newValue != sharedHomeAccountId { source.place = nil }
-            sharedHomeAccountId = newValue
-        }
-    }
-    /// Storage of ``homeAccountId``, which the entities of an account share (``shareHomeAccountId(_:)``).
-    private var sharedHomeAccountId: String
+    var homeAccountId: String { didSet { if homeAccountId != oldValue { source.place = nil } } }
     var environment: String { didSet { source.place = nil } }
     var clientId: String { didSet { source.place = nil } }
     /// The token (held in memory or read from the cache file on demand).
@@ -33,8 +25,8 @@ struct CacheRefreshToken: Sendable, Equatable {
     /// Exchanges the home account id's storage with `shared`, which holds the same id: the
     /// entities of an account then share one string. Keeps the entry's place.
     mutating func shareHomeAccountId(_ shared: inout String) {
-        assert(shared == sharedHomeAccountId, "only the same id is shared")
-        swap(&shared, &sharedHomeAccountId)
+        assert(shared == homeAccountId, "only the same id is shared")
+        swap(&shared, &homeAccountId)
     }
 
     /// The token; see ``CacheSecret/text``.
@@ -43,12 +35,20 @@ struct CacheRefreshToken: Sendable, Equatable {
         set { secretValue = CacheSecret(newValue) }
     }
 
+    /// Whether this token is a family refresh token.
+    var isFamilyToken: Bool { !(familyId ?? "").isEmpty }
+
+    /// `last_modification_time` as seconds, for choosing the newest of several tokens.
+    var modificationSeconds: Double { lastModificationTime.flatMap(Double.init) ?? 0 }
+}
+
+extension CacheRefreshToken {
     init(
         homeAccountId: String, environment: String, clientId: String, secret: CacheSecret, target: String? = nil,
         familyId: String? = nil, lastModificationTime: String? = nil, realm: String? = nil,
         unknown: UnknownFields = .none, originalKey: String? = nil
     ) {
-        sharedHomeAccountId = homeAccountId
+        self.homeAccountId = homeAccountId
         self.environment = environment
         self.clientId = clientId
         self.secretValue = secret
@@ -70,10 +70,4 @@ struct CacheRefreshToken: Sendable, Equatable {
             target: target, familyId: familyId, lastModificationTime: lastModificationTime, realm: realm,
             unknown: unknown, originalKey: originalKey)
     }
-
-    /// Whether this token is a family refresh token.
-    var isFamilyToken: Bool { !(familyId ?? "").isEmpty }
-
-    /// `last_modification_time` as seconds, for choosing the newest of several tokens.
-    var modificationSeconds: Double { lastModificationTime.flatMap(Double.init) ?? 0 }
 }
