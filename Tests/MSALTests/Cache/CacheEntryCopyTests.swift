@@ -26,10 +26,14 @@ final class CacheEntryCopyTests: XCTestCase {
         return try cache.read { $0 }
     }
 
-    /// Writes `store` to `path` as ``CacheFile/save(_:)`` does and places the store in the new file.
+    /// Writes `store` to `path` as ``CacheFile/save(_:)`` does (by one thread, or two) and places
+    /// the store in the new file.
     @discardableResult
-    private func save(_ store: inout TokenStore, to path: String) throws -> CacheDocumentWriter.Placements {
-        let file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
+    private func save(_ store: inout TokenStore, to path: String, twoWriters: Bool = false) throws
+        -> CacheDocumentWriter.Placements
+    {
+        var file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
+        file.twoWritersFrom = twoWriters ? 0 : .max
         let saved = try file.save(store.contents)
         let (snapshot, placements) = try XCTUnwrap(saved.placed)
         store.place(in: snapshot, placements)
@@ -263,20 +267,26 @@ final class CacheEntryCopyTests: XCTestCase {
     }
 
     func testASecretChangedInTheFileFailsTheSave() throws {
-        let path = folder.appendingPathComponent("cache.json").path
-        var store = TokenStore()
-        store.save(record(0, secret: String(repeating: "k", count: 64)))
-        try save(&store, to: path)
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        let descriptor = open(path, O_WRONLY)
-        let changed = Array(text.replacingOccurrences(of: "kkkk-at", with: "kkkX-at").utf8)
-        XCTAssertEqual(changed.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.count)
-        close(descriptor)
-        // The secret exists nowhere else: the save fails rather than write a token it never had.
-        XCTAssertThrowsError(try save(&store, to: folder.appendingPathComponent("other.json").path)) { error in
-            guard case CacheStorageError.changedUnderneath = error else {
-                return XCTFail("unexpected \(error)")
+        for twoWriters in [false, true] {
+            let path = folder.appendingPathComponent("cache-\(twoWriters).json").path
+            var store = TokenStore()
+            for index in 0..<12 { store.save(record(index, secret: String(repeating: "k\(index)", count: 40))) }
+            try save(&store, to: path)
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            let descriptor = open(path, O_WRONLY)
+            // A secret of the second half (the tokens of account 7) changes, same length.
+            let changed = Array(text.replacingOccurrences(of: "k7k7-rt", with: "k7kX-rt").utf8)
+            XCTAssertNotEqual(changed, Array(text.utf8))
+            XCTAssertEqual(changed.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.count)
+            close(descriptor)
+            // The secret exists nowhere else: the save fails rather than write a token it never had.
+            let other = folder.appendingPathComponent("other-\(twoWriters).json").path
+            XCTAssertThrowsError(try save(&store, to: other, twoWriters: twoWriters)) { error in
+                guard case CacheStorageError.changedUnderneath = error else {
+                    return XCTFail("unexpected \(error)")
+                }
             }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: other), "nothing replaced the file")
         }
     }
 
