@@ -24,13 +24,6 @@ struct CacheAccessToken: Sendable, Equatable {
     /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
     var source = CacheEntrySource()
 
-    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
-    /// entities of an account then share one string. Keeps the entry's place.
-    mutating func shareHomeAccountId(_ shared: inout String) {
-        assert(shared == homeAccountId, "only the same id is shared")
-        swap(&shared, &homeAccountId)
-    }
-
     /// The token; see ``CacheSecret/text``.
     var secret: String {
         get { secretValue.text }

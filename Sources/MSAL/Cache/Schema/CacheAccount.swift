@@ -21,13 +21,4 @@ struct CacheAccount: Sendable, Equatable {
     var originalKey: String? { didSet { source.place = nil } }
     /// Where the entry is in the cache file while the entity is unchanged; see ``CacheEntrySource``.
     var source = CacheEntrySource()
-
-    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
-    /// entities of an account then share one string. Keeps the entry's place.
-    mutating func shareHomeAccountId(_ shared: inout String) {
-        // Through the observer, which compares the two (equal) ids: an explicit initializer,
-        // which storage of its own would need, would copy every account the reader makes.
-        assert(shared == homeAccountId, "only the same id is shared")
-        swap(&shared, &homeAccountId)
-    }
 }

@@ -305,7 +305,17 @@ extension TokenStore.Bucket {
 
 /// An entity that belongs to a home account, whose id string the account's entities share.
 protocol CacheAccountEntity {
-    mutating func shareHomeAccountId(_ shared: inout String)
+    var homeAccountId: String { get set }
+}
+
+extension CacheAccountEntity {
+    /// Exchanges the home account id's storage with `shared`, which holds the same id: the
+    /// entities of an account then share one string. The entry's place is kept (the id's
+    /// observer sees the same value).
+    mutating func shareHomeAccountId(_ shared: inout String) {
+        assert(shared == homeAccountId, "only the same id is shared")
+        swap(&shared, &homeAccountId)
+    }
 }
 
 extension CacheAccessToken: CacheAccountEntity {}
