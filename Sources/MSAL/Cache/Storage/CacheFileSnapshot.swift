@@ -98,7 +98,8 @@ final class CacheFileSnapshot: Sendable {
     }
 }
 
-/// Copies secrets held as file ranges into a document being written, reading the old file
+/// Copies secrets held as file ranges, and entries unchanged since they were read
+/// (``CacheEntrySource``), into a document being written, checking each, reading the old file
 /// forward through one window (the entities of a section are in file order), so a save does not
 /// make a system call per secret nor map the file.
 final class CacheSecretCopier {
