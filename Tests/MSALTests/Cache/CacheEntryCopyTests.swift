@@ -145,6 +145,26 @@ final class CacheEntryCopyTests: XCTestCase {
         }
     }
 
+    func testADocumentWithNothingToCopyIsWrittenByOneWriter() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = TokenStore()
+        for index in 0..<6 { store.save(record(index, secret: String(repeating: "w\(index)", count: 30))) }
+        try save(&store, to: path)
+        // Read from a file, but every entity forgot its place: no half has a known length.
+        store.mutateForTests { contents in
+            for index in contents.accessTokens.indices { contents.accessTokens[index].source = CacheEntrySource() }
+            for index in contents.refreshTokens.indices { contents.refreshTokens[index].source = CacheEntrySource() }
+            for index in contents.idTokens.indices { contents.idTokens[index].source = CacheEntrySource() }
+            for index in contents.accounts.indices { contents.accounts[index].source = CacheEntrySource() }
+            for index in contents.appMetadata.indices { contents.appMetadata[index].source = CacheEntrySource() }
+        }
+        XCTAssertNil(CacheDocumentWriter.splitPoint(store.contents, minimumBytes: 0))
+        let placements = try save(&store, to: path, twoWriters: true)
+        XCTAssertEqual(placements.parts, 1)
+        XCTAssertEqual(placements.copied, 0)
+        XCTAssertEqual(try load(path).contents.accessTokens, store.contents.accessTokens)
+    }
+
     func testAFirstHalfThatChangedLengthIsWrittenAgainByOneWriter() throws {
         let fixture = folder.appendingPathComponent("fixture.json").path
         try CacheBenchmarkHooks.writePythonShapedFile(path: fixture, accounts: 30)

@@ -250,6 +250,6 @@ struct SecretPlacement {
     /// Whether the store keeps the secret as this place (``TokenStore/place(in:_:)``) rather than
     /// as text: a place would not save memory for a short one.
     var isKeptInFile: Bool {
-        length >= CacheEntityFields.smallestFileSecret && length <= Int32.max
+        CacheEntityFields.keepsInFile(secretLength: length)
     }
 }

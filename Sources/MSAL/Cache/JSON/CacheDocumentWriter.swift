@@ -4,9 +4,8 @@
 /// `AccountMetadata` and the unknown sections unchanged. One entry per line.
 ///
 /// An entity unchanged since it was read or saved (``CacheEntrySource``) is copied as its entry
-/// is in ``CacheContents/sourceFile``, once the copy is checked: about three times faster than
-/// writing it field by field, and exactly what the file held (another library's layout and
-/// number formats included).
+/// is in ``CacheContents/sourceFile``, once the copy is checked: no field is encoded again, and
+/// the file keeps exactly what it held (another library's layout and number formats included).
 enum CacheDocumentWriter {
     /// Where each entity's entry went, in the order of the contents' arrays.
     struct Placements {
@@ -143,39 +142,37 @@ enum CacheDocumentWriter {
     /// the bytes of the entries to be copied; `nil` when those are fewer than `minimumBytes`.
     static func splitPoint(_ contents: CacheContents, minimumBytes: Int) -> Cursor? {
         guard contents.sourceFile != nil else { return nil }
-        func copiedBytes<Entity: CacheEntity>(_ entities: [Entity], upTo wanted: Int = .max) -> (bytes: Int, index: Int)
-        {
-            var bytes = 0
-            for index in entities.indices {
-                if bytes >= wanted { return (bytes, index) }
-                bytes += Int(entities[index].source.place?.length ?? 0)
+        // Walks the sections in document order with `visit(section, index, copied bytes)` until
+        // it returns `false`.
+        func walk(_ visit: (Int, Int, Int) -> Bool) {
+            func section<Entity: CacheEntity>(_ entities: [Entity], _ number: Int) -> Bool {
+                for index in entities.indices {
+                    guard visit(number, index, Int(entities[index].source.place?.length ?? 0)) else { return false }
+                }
+                return true
             }
-            return (bytes, entities.count)
+            _ =
+                section(contents.accessTokens, 0) && section(contents.refreshTokens, 1)
+                && section(contents.idTokens, 2) && section(contents.accounts, 3) && section(contents.appMetadata, 4)
         }
-        let sections = [
-            copiedBytes(contents.accessTokens).bytes, copiedBytes(contents.refreshTokens).bytes,
-            copiedBytes(contents.idTokens).bytes, copiedBytes(contents.accounts).bytes,
-            copiedBytes(contents.appMetadata).bytes,
-        ]
-        let total = sections.reduce(0, +)
-        guard total >= minimumBytes else { return nil }
-        var wanted = total / 2
-        for (section, bytes) in sections.enumerated() {
-            guard wanted < bytes else {
-                wanted -= bytes
-                continue
-            }
-            let index: Int
-            switch section {
-            case 0: index = copiedBytes(contents.accessTokens, upTo: wanted).index
-            case 1: index = copiedBytes(contents.refreshTokens, upTo: wanted).index
-            case 2: index = copiedBytes(contents.idTokens, upTo: wanted).index
-            case 3: index = copiedBytes(contents.accounts, upTo: wanted).index
-            default: index = copiedBytes(contents.appMetadata, upTo: wanted).index
-            }
-            return Cursor(section: section, index: index)
+        var total = 0
+        walk { _, _, bytes in
+            total += bytes
+            return true
         }
-        return nil
+        guard total >= minimumBytes, total > 1 else { return nil }
+        var before = 0
+        var split: Cursor?
+        walk { section, index, bytes in
+            guard before < total / 2 else {
+                split = Cursor(section: section, index: index)
+                return false
+            }
+            before += bytes
+            return true
+        }
+        // Never at the start: the first part is the one that opens the document.
+        return split == .start ? nil : split
     }
 
     private static func writeAccountMetadata(_ contents: CacheContents, _ output: ByteOutput) {

@@ -101,6 +101,13 @@ struct CacheEntityFields {
     /// Shorter secrets are kept as text: a place in the file would not save memory.
     static let smallestFileSecret = 32
 
+    /// Whether a secret whose JSON text is `length` bytes is kept as its place in the file (when
+    /// read from one, and after a save): the one rule for both, which the entry checks rely on
+    /// (``CacheEntrySource/check(_:secret:)`` leaves out exactly the secrets kept so).
+    static func keepsInFile(secretLength length: Int) -> Bool {
+        length >= smallestFileSecret && length <= Int32.max
+    }
+
     /// Fields whose values repeat across entities and are shared (interned) while reading.
     static func isShared(_ field: Field) -> Bool {
         switch field {
@@ -174,7 +181,7 @@ extension JSONByteCursor {
                 if byte == UInt8(ascii: "\""), field == .secret {
                     let value = try scanString()
                     let length = value.end - value.start
-                    if let snapshot, length >= CacheEntityFields.smallestFileSecret, length <= Int32.max {
+                    if let snapshot, CacheEntityFields.keepsInFile(secretLength: length) {
                         let bytes = UnsafeBufferPointer(start: base + value.start, count: length)
                         fields.secret = CacheSecret(
                             CacheFileRange(
