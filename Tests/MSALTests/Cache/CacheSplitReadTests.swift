@@ -136,7 +136,7 @@ final class CacheSplitReadTests: XCTestCase {
         let path = folder.appendingPathComponent("cache.json").path
         try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
         let parts = Locked<[Int]>([])
-        let split = try load(path, tuning: Self.slowFirstReader(recordingIn: parts))
+        let split = try load(path, tuning: Self.slowReader(recordingIn: parts))
         let whole = try load(path, splitFrom: .max)
         XCTAssertEqual(whole.accessTokens.count, 40)
         Self.assertSame(split, whole, "taken over")
@@ -145,52 +145,112 @@ final class CacheSplitReadTests: XCTestCase {
             try XCTUnwrap(parts.withLock { $0.first }), 4, "the first, the second's, and two taken over")
     }
 
+    func testTheFirstThreadTakesOverTheEndOfTheSecondOnesPart() throws {
+        // The second reader is slow: the first reads its half, then parts of the second one's.
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
+        let parts = Locked<[Int]>([])
+        let split = try load(path, tuning: Self.slowReader(1, recordingIn: parts))
+        let whole = try load(path, splitFrom: .max)
+        Self.assertSame(split, whole, "taken over by the first thread")
+        XCTAssertEqual(split.refreshTokens.map(\.secret), whole.refreshTokens.map(\.secret))
+        XCTAssertGreaterThanOrEqual(
+            try XCTUnwrap(parts.withLock { $0.first }), 4, "the first, the second's, and two taken over")
+    }
+
+    func testThreadsOfChangingSpeedsTakeOverBothWaysAndReadWhatOneReads() throws {
+        // Each window of either thread waits a random while, so each thread takes over the other's
+        // part now and then, in any order.
+        let path = folder.appendingPathComponent("cache.json").path
+        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 30)
+        let whole = try load(path, splitFrom: .max)
+        let parts = Locked<[Int]>([])
+        for seed in 0..<12 {
+            // Waits of 0 to 3 ms, from a multiplicative sequence seeded by the run's number.
+            let state = Locked(UInt64(seed + 1))
+            let tuning = SplitReadTuning(
+                from: 0, windowBytes: 1024, stealAtLeast: 1024,
+                beforeWindow: { _ in
+                    let value = state.withLock { state in
+                        state = state &* 0x5851_F42D_4C95_7F2D &+ 1_442_695_040_888_963_407
+                        return state >> 33
+                    }
+                    usleep(UInt32(value % 3000))
+                },
+                partsJoined: { count in parts.withLock { $0.append(count) } })
+            Self.assertSame(try load(path, tuning: tuning), whole, "seed \(seed)")
+        }
+        XCTAssertEqual(parts.withLock { $0.count }, 12)
+        XCTAssertGreaterThan(parts.withLock { $0.max() ?? 0 }, 3, "parts were taken over")
+    }
+
     func testATakenOverPartStartingAtAWrongGuessIsDropped() throws {
         // Every access token holds an object followed by one that looks like an id token entry,
         // and has no `credential_type` (the section says what it is), so its own end is never
-        // taken for a split: every place found in the first half, where the second thread takes
-        // over, is a wrong guess. The guess in the middle, among refresh tokens, is right.
+        // taken for a split: every place found among access tokens, where a thread takes over, is
+        // a wrong guess. The guess in the middle, among refresh tokens, is right.
+        for accessTokensFirst in [true, false] {
+            let text = Self.documentWithWrongGuesses(accessTokensFirst: accessTokensFirst)
+            let path = folder.appendingPathComponent("cache.json").path
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            let bytes = Array(text.utf8)
+            let firstAccessToken = try XCTUnwrap(text.range(of: "a1\""))
+            let inAccessTokens = text.utf8.distance(from: text.utf8.startIndex, to: firstAccessToken.lowerBound)
+            let guess = bytes.withUnsafeBytes {
+                DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[inAccessTokens...]), origin: inAccessTokens)
+            }
+            XCTAssertEqual(guess?.section, .idToken, "guesses among access tokens are made, and are wrong")
+            let middle = bytes.withUnsafeBytes {
+                DocumentSplit.find(
+                    in: UnsafeRawBufferPointer(rebasing: $0[(bytes.count / 2)...]), origin: bytes.count / 2)
+            }
+            XCTAssertEqual(middle?.section, .refreshToken, "the guess in the middle is right")
+
+            // The thread whose part holds the access tokens is slow, so the other takes over there.
+            let parts = Locked<[Int]>([])
+            let split = try load(path, tuning: Self.slowReader(accessTokensFirst ? 0 : 1, recordingIn: parts))
+            let whole = try load(path, splitFrom: .max)
+            XCTAssertEqual(whole.accessTokens.count, 60)
+            XCTAssertEqual(whole.refreshTokens.count, accessTokensFirst ? 120 : 200)
+            Self.assertSame(split, whole, "wrong guesses taken over")
+            if accessTokensFirst {
+                XCTAssertEqual(parts.withLock { $0 }, [1], "the first reader passed the wrong guess and read on alone")
+            } else {
+                // The second reader passed a wrong guess and read on alone, after one or two
+                // right guesses among refresh tokens.
+                XCTAssertEqual(parts.withLock { $0.count }, 1)
+                XCTAssertGreaterThanOrEqual(parts.withLock { $0.first ?? 0 }, 2)
+            }
+        }
+    }
+
+    /// Sixty access tokens each holding objects that look like the end of an entry and an id
+    /// token entry, and refresh tokens (120 after them, or 200 before them: more than half the
+    /// document either way).
+    private static func documentWithWrongGuesses(accessTokensFirst: Bool) -> String {
         let trap =
             #""ext": {"a": "b"}, "more": {"credential_type": "IdToken", "home_account_id": "h", "#
             + #""environment": "e", "client_id": "c", "realm": "r", "secret": "s"}"#
-        var text = #"{"AccessToken": {"#
+        var accessTokens = #""AccessToken": {"#
         for index in 0..<60 {
-            text += index > 0 ? ",\n" : "\n"
-            text +=
+            accessTokens += index > 0 ? ",\n" : "\n"
+            accessTokens +=
                 #""a\#(index)": {"home_account_id": "u\#(index).t", "#
                 + #""environment": "e", "client_id": "c", "realm": "t", "target": "s", "secret": "at\#(index)", "#
                 + trap + "}"
         }
-        text += "\n}, \"RefreshToken\": {"
+        accessTokens += "\n}"
+        var refreshTokens = #""RefreshToken": {"#
         let padding = String(repeating: "x", count: 100)
-        for index in 0..<120 {
-            text += index > 0 ? ",\n" : "\n"
-            text +=
+        for index in 0..<(accessTokensFirst ? 120 : 200) {
+            refreshTokens += index > 0 ? ",\n" : "\n"
+            refreshTokens +=
                 #""r\#(index)": {"credential_type": "RefreshToken", "home_account_id": "u\#(index).t", "#
                 + #""environment": "e", "client_id": "c", "secret": "rt\#(index)\#(padding)"}"#
         }
-        text += "\n}}\n"
-        let path = folder.appendingPathComponent("cache.json").path
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        let bytes = Array(text.utf8)
-        let firstAccessToken = try XCTUnwrap(text.range(of: "a1\""))
-        let inFirstHalf = text.utf8.distance(from: text.utf8.startIndex, to: firstAccessToken.lowerBound)
-        let guess = bytes.withUnsafeBytes {
-            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[inFirstHalf...]), origin: inFirstHalf)
-        }
-        XCTAssertEqual(guess?.section, .idToken, "guesses in the first half are made, and are wrong")
-        let middle = bytes.withUnsafeBytes {
-            DocumentSplit.find(in: UnsafeRawBufferPointer(rebasing: $0[(bytes.count / 2)...]), origin: bytes.count / 2)
-        }
-        XCTAssertEqual(middle?.section, .refreshToken, "the guess in the middle is right")
-
-        let parts = Locked<[Int]>([])
-        let split = try load(path, tuning: Self.slowFirstReader(recordingIn: parts))
-        let whole = try load(path, splitFrom: .max)
-        XCTAssertEqual(whole.accessTokens.count, 60)
-        XCTAssertEqual(whole.refreshTokens.count, 120)
-        Self.assertSame(split, whole, "wrong guesses taken over")
-        XCTAssertEqual(parts.withLock { $0 }, [1], "the first reader passed the wrong guess and read on alone")
+        refreshTokens += "\n}"
+        let sections = accessTokensFirst ? [accessTokens, refreshTokens] : [refreshTokens, accessTokens]
+        return "{" + sections.joined(separator: ", ") + "}\n"
     }
 
     func testCorruptOrTruncatedSecondPartsAreQuarantined() throws {
@@ -223,14 +283,16 @@ final class CacheSplitReadTests: XCTestCase {
     }
 
     /// Split-read settings for small files: 2 KiB windows, taking over stretches of 4 KiB or more,
-    /// and the number of parts joined recorded in `parts`. The first reader waits 300 ms before its
-    /// first window, so the second has read its half and taken over the middle of the first half
-    /// by then however slow the machine (a sanitizer build), then 5 ms before each window.
-    private static func slowFirstReader(recordingIn parts: Locked<[Int]>) -> SplitReadTuning {
+    /// and the number of parts joined recorded in `parts`. The slow thread (0, the caller, or 1)
+    /// waits 300 ms before its first window, so the other has read its part and taken over the
+    /// middle of the slow one's by then however slow the machine (a sanitizer build), then 5 ms
+    /// before each window.
+    private static func slowReader(_ slow: Int = 0, recordingIn parts: Locked<[Int]>) -> SplitReadTuning {
         let windows = Locked(0)
         return SplitReadTuning(
             from: 0, windowBytes: 2048, stealAtLeast: 2048,
-            beforeFirstWindow: {
+            beforeWindow: { thread in
+                guard thread == slow else { return }
                 let first = windows.withLock { count in
                     defer { count += 1 }
                     return count == 0

@@ -21,10 +21,13 @@ struct CacheDocumentReader {
     /// Offset of the first byte not yet consumed by a completed step.
     private(set) var committed = 0
     /// Where another reader took over the rest of the document, and the state it assumed there;
-    /// `nil` once this reader went past that place in another state (it then reads on alone).
+    /// `nil` when the reader reads to the end.
     private(set) var handover: DocumentSplit?
     /// Whether the reader stopped at ``handover``: its contents end there.
     private(set) var handedOver = false
+    /// Whether the reader went past its handover point in another state: it then reads on to the
+    /// end alone, and takes no other handover point.
+    private(set) var passedHandover = false
 
     /// A reader; with `snapshot`, the windows given to ``consume(_:origin:isFinal:)`` are that
     /// file's bytes at their origins, and secrets are kept as places in it. With `handover`, it
@@ -44,11 +47,11 @@ struct CacheDocumentReader {
         self.handover = handover
     }
 
-    /// Makes the reader stop at `split` instead, which must come before its handover point and
-    /// after everything it has read. Returns `false` (and changes nothing) otherwise, or when the
-    /// reader already went past its handover point in another state.
+    /// Makes the reader stop at `split` instead, which must come after everything it has read and
+    /// not after its handover point (if it has one). Returns `false` (and changes nothing)
+    /// otherwise, or when the reader already went past a handover point in another state.
     mutating func moveHandover(to split: DocumentSplit) -> Bool {
-        guard !handedOver, let current = handover, split.offset <= current.offset, split.offset > committed else {
+        guard !handedOver, !passedHandover, split.offset > committed, split.offset <= handover?.offset ?? .max else {
             return false
         }
         handover = split
@@ -92,6 +95,7 @@ struct CacheDocumentReader {
                         return stepStart
                     }
                     handover = nil
+                    passedHandover = true
                 }
             } catch .needMore {
                 return stepStart

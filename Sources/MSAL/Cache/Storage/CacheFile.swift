@@ -98,7 +98,7 @@ struct CacheFile: Sendable {
     /// ``SplitReadTuning/from`` bytes and a split is found in its middle, otherwise on this one.
     private func readDocument(_ descriptor: Int32, size: Int, snapshot: CacheFileSnapshot) throws -> CacheContents {
         if size >= splitRead.from, let split = try findSplit(descriptor, at: size / 2, before: size) {
-            return try readSplit(descriptor, at: split, snapshot: snapshot)
+            return try readSplit(descriptor, at: split, size: size, snapshot: snapshot)
         }
         var reader = CacheDocumentReader(snapshot: snapshot)
         return try feed(&reader, descriptor, from: 0) ?? CacheContents()
