@@ -14,6 +14,9 @@ struct CacheContents: Sendable {
     var skipped: [String: Int] = [:]
     /// The file the entities' ``CacheEntrySource`` places are in.
     var sourceFile: CacheFileSnapshot?
+    /// The digests of the entities' home account ids, when read from a document (the store
+    /// finds them itself when they are not one for each entity).
+    var homeAccountDigests = HomeAccountDigests()
 }
 
 /// The sections of the document.

@@ -185,18 +185,22 @@ struct CacheDocumentReader {
             missing = Self.take(&fields, into: &contents.accessTokens, key, entry, snapshot, cursor) {
                 $0.takeAccessToken(into: &$1)
             }
+            Self.digestLast(contents.accessTokens, missing, into: &contents.homeAccountDigests.accessTokens)
         case .refreshToken:
             missing = Self.take(&fields, into: &contents.refreshTokens, key, entry, snapshot, cursor) {
                 $0.takeRefreshToken(into: &$1)
             }
+            Self.digestLast(contents.refreshTokens, missing, into: &contents.homeAccountDigests.refreshTokens)
         case .idToken:
             missing = Self.take(&fields, into: &contents.idTokens, key, entry, snapshot, cursor) {
                 $0.takeIdToken(into: &$1)
             }
+            Self.digestLast(contents.idTokens, missing, into: &contents.homeAccountDigests.idTokens)
         case .account:
             missing = Self.take(&fields, into: &contents.accounts, key, entry, snapshot, cursor) {
                 $0.takeAccount(into: &$1)
             }
+            Self.digestLast(contents.accounts, missing, into: &contents.homeAccountDigests.accounts)
         case .appMetadata:
             missing = Self.take(&fields, into: &contents.appMetadata, key, entry, snapshot, cursor) {
                 $0.takeAppMetadata(into: &$1)
@@ -221,6 +225,14 @@ struct CacheDocumentReader {
         rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
         if let entry { rememberPlace(of: &entities[last], entry, in: snapshot, cursor) }
         return nil
+    }
+
+    /// Appends the digest of the last entity's home account id, unless the entry was skipped.
+    private static func digestLast<Entity: CacheAccountEntity>(
+        _ entities: [Entity], _ missing: MissingField?, into digests: inout [UInt64]
+    ) {
+        guard missing == nil, let last = entities.indices.last else { return }
+        digests.append(AccountBuckets.digest(of: entities[last].homeAccountId))
     }
 
     /// Remembers where `entity`'s entry (the window's bytes `entry`) is in the file, so that a save

@@ -71,6 +71,7 @@ extension CacheContents {
         refreshTokens.appendMoving(&other.refreshTokens)
         idTokens.appendMoving(&other.idTokens)
         accounts.appendMoving(&other.accounts)
+        homeAccountDigests.append(other.homeAccountDigests)
         appMetadata.append(contentsOf: other.appMetadata)
         accountMetadata.append(contentsOf: other.accountMetadata)
         accountMetadataUnknown.merge(other.accountMetadataUnknown) { _, later in later }

@@ -1,45 +1,18 @@
-import Dispatch
-
 /// The store's buckets by home account id, kept in two halves chosen by a digest of the id, so
 /// that the buckets of a large cache are built on two threads at once (``ShardIndexer``).
 struct AccountBuckets: Sendable {
-    typealias Shard = [Key: TokenStore.Bucket]
-
-    /// A home account id with its ``digest(of:)``, which is what the dictionaries hash: the
-    /// digest is found once per entity while loading, and hashing eight bytes costs less than
-    /// hashing an id of seventy.
-    struct Key: Hashable, Sendable {
-        let id: String
-        let digest: UInt64
-
-        init(_ id: String) {
-            self.init(id, digest: AccountBuckets.digest(of: id))
-        }
-
-        init(_ id: String, digest: UInt64) {
-            self.id = id
-            self.digest = digest
-        }
-
-        static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.digest == rhs.digest && lhs.id == rhs.id
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(digest)
-        }
-    }
+    typealias Shard = BucketTable
 
     private var first: Shard
     private var second: Shard
 
-    init(_ first: Shard = [:], _ second: Shard = [:]) {
+    init(_ first: Shard = Shard(), _ second: Shard = Shard()) {
         self.first = first
         self.second = second
     }
 
     /// A multiply-fold of the id's bytes, eight at a time. Not a defence against chosen
-    /// collisions (the process's seeded `Hasher` still mixes it); only whoever can write the
+    /// collisions (``BucketTable`` mixes it with a seed per process); only whoever can write the
     /// cache file chooses ids, and colliding ids cost comparisons, never a wrong answer.
     static func digest(of id: String) -> UInt64 {
         id.withUTF8Bytes { bytes in
@@ -66,40 +39,74 @@ struct AccountBuckets: Sendable {
         Int(truncatingIfNeeded: digest >> 63)
     }
 
+    /// Runs `body` on the half that holds the bucket of the id with `digest`.
+    private mutating func withShard<Result>(of digest: UInt64, _ body: (inout Shard) -> Result) -> Result {
+        Self.shard(of: digest) == 0 ? body(&first) : body(&second)
+    }
+
     subscript(id: String) -> TokenStore.Bucket? {
         get {
-            let key = Key(id)
-            return Self.shard(of: key.digest) == 0 ? first[key] : second[key]
+            let digest = Self.digest(of: id)
+            let shard = Self.shard(of: digest) == 0 ? first : second
+            return shard.position(of: id, digest: digest).map { shard[position: $0] }
         }
         set {
-            let key = Key(id)
-            if Self.shard(of: key.digest) == 0 { first[key] = newValue } else { second[key] = newValue }
+            let digest = Self.digest(of: id)
+            withShard(of: digest) { shard in
+                switch (shard.position(of: id, digest: digest), newValue) {
+                case (let position?, let bucket?): shard[position: position] = bucket
+                case (let position?, nil): shard.remove(at: position)
+                case (nil, let bucket?): shard.insert(bucket, digest: digest)
+                case (nil, nil): break
+                }
+            }
         }
     }
 
     mutating func removeValue(forKey id: String) -> TokenStore.Bucket? {
-        let key = Key(id)
-        return Self.shard(of: key.digest) == 0 ? first.removeValue(forKey: key) : second.removeValue(forKey: key)
+        let digest = Self.digest(of: id)
+        return withShard(of: digest) { shard in
+            guard let position = shard.position(of: id, digest: digest) else { return nil }
+            let bucket = shard[position: position]
+            shard.remove(at: position)
+            return bucket
+        }
     }
 
     /// Appends `ref` to the bucket of `id` when there is one (one lookup); returns the bucket's
     /// shared id string, or `nil` when the account has no bucket.
     mutating func append(_ ref: TokenStore.EntityRef, toBucketOf id: String) -> String? {
-        let key = Key(id)
-        func append(_ shard: inout Shard) -> String? {
-            guard let position = shard.index(forKey: key) else { return nil }
-            return shard.values[position].appending(ref)
+        let digest = Self.digest(of: id)
+        return withShard(of: digest) { shard in
+            guard let position = shard.position(of: id, digest: digest) else { return nil }
+            return shard[position: position].appending(ref)
         }
-        return Self.shard(of: key.digest) == 0 ? append(&first) : append(&second)
+    }
+}
+
+/// Digests (``AccountBuckets/digest(of:)``) of the home account ids of a document's entities, in
+/// the order of their arrays, found while the document is read (the id is at hand then). The
+/// store uses them when it indexes what was read.
+struct HomeAccountDigests: Sendable {
+    var accessTokens: [UInt64] = []
+    var refreshTokens: [UInt64] = []
+    var idTokens: [UInt64] = []
+    var accounts: [UInt64] = []
+
+    /// Appends those of the document's part after this one.
+    mutating func append(_ other: HomeAccountDigests) {
+        accessTokens.append(contentsOf: other.accessTokens)
+        refreshTokens.append(contentsOf: other.refreshTokens)
+        idTokens.append(contentsOf: other.idTokens)
+        accounts.append(contentsOf: other.accounts)
     }
 }
 
 /// The loaded entities of a store, by kind, with the digest of each one's home account id (which
 /// tells the half of the buckets it belongs to), for the indexers of both halves.
 ///
-/// @unchecked Sendable: each of the two ``ShardIndexer``s that share it first finds the digests of
-/// its own share of the slots (``findDigests(part:of:)``), then, after a ``Barrier``, reads and
-/// writes only the entities of its own half, and writes only their home account ids.
+/// @unchecked Sendable: each of the two ``ShardIndexer``s that share it reads and writes only the
+/// entities of its own half, and writes only their home account ids.
 struct LoadedEntities: @unchecked Sendable {
     let accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>
     let refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>
@@ -109,17 +116,39 @@ struct LoadedEntities: @unchecked Sendable {
     /// tokens, id tokens, then accounts. Owned by the caller (``deallocate()``).
     private let digests: UnsafeMutableBufferPointer<UInt64>
 
+    /// The entities, with their digests as the reader found them, or found here when `known` does
+    /// not have one for each entity.
     init(
         accessTokens: UnsafeMutableBufferPointer<CacheAccessToken>,
         refreshTokens: UnsafeMutableBufferPointer<CacheRefreshToken>,
-        idTokens: UnsafeMutableBufferPointer<CacheIdToken>, accounts: UnsafeMutableBufferPointer<CacheAccount>
+        idTokens: UnsafeMutableBufferPointer<CacheIdToken>, accounts: UnsafeMutableBufferPointer<CacheAccount>,
+        digests known: HomeAccountDigests
     ) {
         self.accessTokens = accessTokens
         self.refreshTokens = refreshTokens
         self.idTokens = idTokens
         self.accounts = accounts
         digests = .allocate(capacity: accessTokens.count + refreshTokens.count + idTokens.count + accounts.count)
-        digests.initialize(repeating: 0)
+        let complete =
+            known.accessTokens.count == accessTokens.count && known.refreshTokens.count == refreshTokens.count
+            && known.idTokens.count == idTokens.count && known.accounts.count == accounts.count
+        let starts = starts
+        func fill(_ known: [UInt64], at start: Int, count: Int, _ id: (Int) -> String) {
+            if complete {
+                _ = UnsafeMutableBufferPointer(rebasing: digests[start..<(start + count)]).initialize(from: known)
+            } else {
+                for slot in 0..<count {
+                    (digests.baseAddress! + start + slot).initialize(to: AccountBuckets.digest(of: id(slot)))
+                }
+            }
+        }
+        // By slot, reading only the id: passing elements would copy whole entities.
+        fill(known.accessTokens, at: 0, count: accessTokens.count) { accessTokens[$0].homeAccountId }
+        fill(known.refreshTokens, at: starts.refreshTokens, count: refreshTokens.count) {
+            refreshTokens[$0].homeAccountId
+        }
+        fill(known.idTokens, at: starts.idTokens, count: idTokens.count) { idTokens[$0].homeAccountId }
+        fill(known.accounts, at: starts.accounts, count: accounts.count) { accounts[$0].homeAccountId }
     }
 
     func deallocate() {
@@ -133,23 +162,8 @@ struct LoadedEntities: @unchecked Sendable {
         return (refreshTokens, idTokens, idTokens + self.idTokens.count)
     }
 
-    /// Finds the digests of share `part` of `parts` of every kind's slots.
-    func findDigests(part: Int, of parts: Int) {
-        func find(count: Int, at start: Int, _ id: (Int) -> String) {
-            for slot in (count * part / parts)..<(count * (part + 1) / parts) {
-                digests[start + slot] = AccountBuckets.digest(of: id(slot))
-            }
-        }
-        let starts = starts
-        // By slot, reading only the id: passing elements would copy whole entities.
-        find(count: accessTokens.count, at: 0) { accessTokens[$0].homeAccountId }
-        find(count: refreshTokens.count, at: starts.refreshTokens) { refreshTokens[$0].homeAccountId }
-        find(count: idTokens.count, at: starts.idTokens) { idTokens[$0].homeAccountId }
-        find(count: accounts.count, at: starts.accounts) { accounts[$0].homeAccountId }
-    }
-
-    /// The bucket key of entity `slot` of `kind` when it belongs to half `shard`, else `nil`.
-    func key(_ kind: TokenStore.Kind, _ slot: Int, inHalf shard: Int) -> AccountBuckets.Key? {
+    /// The digest of entity `slot` of `kind` when it belongs to half `shard`, else `nil`.
+    func digest(_ kind: TokenStore.Kind, _ slot: Int, inHalf shard: Int) -> UInt64? {
         let starts = starts
         let digest: UInt64
         switch kind {
@@ -158,24 +172,7 @@ struct LoadedEntities: @unchecked Sendable {
         case .idToken: digest = digests[starts.idTokens + slot]
         case .account: digest = digests[starts.accounts + slot]
         }
-        guard AccountBuckets.shard(of: digest) == shard else { return nil }
-        switch kind {
-        case .accessToken: return AccountBuckets.Key(accessTokens[slot].homeAccountId, digest: digest)
-        case .refreshToken: return AccountBuckets.Key(refreshTokens[slot].homeAccountId, digest: digest)
-        case .idToken: return AccountBuckets.Key(idTokens[slot].homeAccountId, digest: digest)
-        case .account: return AccountBuckets.Key(accounts[slot].homeAccountId, digest: digest)
-        }
-    }
-
-    /// Two indexers wait here for each other to have found their share of the digests.
-    final class Barrier: Sendable {
-        private let arrived = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-
-        /// Says that `part` (0 or 1) is done and waits for the other.
-        func arrive(_ part: Int) {
-            (part == 0 ? arrived.0 : arrived.1).signal()
-            (part == 0 ? arrived.1 : arrived.0).wait()
-        }
+        return AccountBuckets.shard(of: digest) == shard ? digest : nil
     }
 }
 
@@ -198,16 +195,8 @@ enum ShardIndexer {
         var replaced: [String] = []
     }
 
-    /// The buckets of half `shard`, and the entries that lose to a duplicate. With `barrier`, the
-    /// indexer of the other half runs at the same time: this one finds the halves of its share
-    /// of the slots, then waits for the other to have found the rest.
-    static func index(_ entities: LoadedEntities, shard: Int, capacity: Int, barrier: LoadedEntities.Barrier?)
-        -> Half
-    {
-        if let barrier {
-            entities.findDigests(part: shard, of: 2)
-            barrier.arrive(shard)
-        }
+    /// The buckets of half `shard`, and the entries that lose to a duplicate.
+    static func index(_ entities: LoadedEntities, shard: Int, capacity: Int) -> Half {
         var buckets = AccountBuckets.Shard(minimumCapacity: capacity)
         var losers = Set<EntityRef>()
         var replaced: [String] = []
@@ -221,8 +210,9 @@ enum ShardIndexer {
         }
         let accessTokens = entities.accessTokens
         for slot in accessTokens.indices {
-            guard let key = entities.key(.accessToken, slot, inHalf: shard) else { continue }
-            let (shared, existing, isNew) = link(.accessToken, slot, key, &buckets) {
+            guard let digest = entities.digest(.accessToken, slot, inHalf: shard) else { continue }
+            let (shared, existing, isNew) = link(.accessToken, slot, accessTokens[slot].homeAccountId, digest, &buckets)
+            {
                 accessTokens[$0].isSameSlot(as: accessTokens[slot])
             }
             if let existing {
@@ -233,8 +223,10 @@ enum ShardIndexer {
         }
         let refreshTokens = entities.refreshTokens
         for slot in refreshTokens.indices {
-            guard let key = entities.key(.refreshToken, slot, inHalf: shard) else { continue }
-            let (shared, existing, isNew) = link(.refreshToken, slot, key, &buckets) {
+            guard let digest = entities.digest(.refreshToken, slot, inHalf: shard) else { continue }
+            let (shared, existing, isNew) = link(
+                .refreshToken, slot, refreshTokens[slot].homeAccountId, digest, &buckets
+            ) {
                 refreshTokens[$0].environment == refreshTokens[slot].environment
                     && refreshTokens[$0].clientId == refreshTokens[slot].clientId
                     && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
@@ -247,8 +239,8 @@ enum ShardIndexer {
         }
         let idTokens = entities.idTokens
         for slot in idTokens.indices {
-            guard let key = entities.key(.idToken, slot, inHalf: shard) else { continue }
-            let (shared, existing, isNew) = link(.idToken, slot, key, &buckets) {
+            guard let digest = entities.digest(.idToken, slot, inHalf: shard) else { continue }
+            let (shared, existing, isNew) = link(.idToken, slot, idTokens[slot].homeAccountId, digest, &buckets) {
                 idTokens[$0].environment == idTokens[slot].environment && idTokens[$0].realm == idTokens[slot].realm
                     && idTokens[$0].clientId == idTokens[slot].clientId
                     && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
@@ -258,8 +250,8 @@ enum ShardIndexer {
         }
         let accounts = entities.accounts
         for slot in accounts.indices {
-            guard let key = entities.key(.account, slot, inHalf: shard) else { continue }
-            let (shared, existing, isNew) = link(.account, slot, key, &buckets) {
+            guard let digest = entities.digest(.account, slot, inHalf: shard) else { continue }
+            let (shared, existing, isNew) = link(.account, slot, accounts[slot].homeAccountId, digest, &buckets) {
                 accounts[$0].environment == accounts[slot].environment && accounts[$0].realm == accounts[slot].realm
                     && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
             }
@@ -269,22 +261,22 @@ enum ShardIndexer {
         return Half(buckets: buckets, losers: losers, replaced: replaced)
     }
 
-    /// Links entity `slot` of `kind` into the bucket of `key` (one lookup). Returns the bucket's
-    /// shared id string, the first entity of `kind` already in the bucket that `isDuplicate`
-    /// accepts, and whether the bucket is new (made with the key's id itself).
+    /// Links entity `slot` of `kind` into the bucket of `id`, whose digest is `digest` (one
+    /// lookup). Returns the bucket's shared id string, the first entity of `kind` already in the
+    /// bucket that `isDuplicate` accepts, and whether the bucket is new (made with `id` itself).
     private static func link(
-        _ kind: Kind, _ slot: Int, _ key: AccountBuckets.Key, _ buckets: inout AccountBuckets.Shard,
+        _ kind: Kind, _ slot: Int, _ id: String, _ digest: UInt64, _ buckets: inout AccountBuckets.Shard,
         isDuplicate: (Int) -> Bool
     ) -> (shared: String, duplicate: Int?, isNew: Bool) {
         let ref = EntityRef(kind: kind, slot: Int32(slot))
-        guard let position = buckets.index(forKey: key) else {
+        guard let position = buckets.position(of: id, digest: digest) else {
             var refs = [ref]
             refs.reserveCapacity(TokenStore.bucketCapacity)
-            buckets[key] = TokenStore.Bucket(homeAccountId: key.id, refs: refs)
-            return (key.id, nil, true)
+            buckets.insert(TokenStore.Bucket(homeAccountId: id, refs: refs), digest: digest)
+            return (id, nil, true)
         }
         var duplicate: Int?
-        let shared = buckets.values[position].appending(ref) { refs in
+        let shared = buckets[position: position].appending(ref) { refs in
             duplicate = refs.first { $0.kind == kind && isDuplicate(Int($0.slot)) }.map { Int($0.slot) }
         }
         return (shared, duplicate, false)

@@ -54,6 +54,8 @@ struct TokenStore: Sendable {
     init(_ loaded: consuming CacheContents, twoThreadsFrom: Int = Self.indexTwoThreadsFrom) {
         let accountMetadata = loaded.accountMetadata
         loaded.accountMetadata = []
+        let digests = loaded.homeAccountDigests
+        loaded.homeAccountDigests = HomeAccountDigests()
         contents = consume loaded
         let capacity = (contents.accounts.count + contents.refreshTokens.count / 4) / 2 + 16
         let parallel = entityCount >= twoThreadsFrom
@@ -75,21 +77,17 @@ struct TokenStore: Sendable {
                     accounts.withUnsafeMutableBufferPointer { accounts in
                         let entities = LoadedEntities(
                             accessTokens: accessTokens, refreshTokens: refreshTokens, idTokens: idTokens,
-                            accounts: accounts)
+                            accounts: accounts, digests: digests)
                         defer { entities.deallocate() }
                         if parallel {
-                            let barrier = LoadedEntities.Barrier()
                             let (first, second) = alongside({
-                                ShardIndexer.index(entities, shard: 1, capacity: capacity, barrier: barrier)
+                                ShardIndexer.index(entities, shard: 1, capacity: capacity)
                             }) {
-                                ShardIndexer.index(entities, shard: 0, capacity: capacity, barrier: barrier)
+                                ShardIndexer.index(entities, shard: 0, capacity: capacity)
                             }
                             halves = [first, second]
                         } else {
-                            entities.findDigests(part: 0, of: 1)
-                            halves = (0..<2).map {
-                                ShardIndexer.index(entities, shard: $0, capacity: capacity, barrier: nil)
-                            }
+                            halves = (0..<2).map { ShardIndexer.index(entities, shard: $0, capacity: capacity) }
                         }
                     }
                 }
