@@ -43,6 +43,33 @@ enum ASCII {
         return true
     }
 
+    /// Whether `bytes`, with ASCII letters lowercased, equal `lowered` (of the same length), eight
+    /// bytes at a time; `nil` when `bytes` is not all ASCII (its lowercase is then not bytewise).
+    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, equals lowered: UnsafePointer<UInt8>) -> Bool? {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        let other = UnsafeRawPointer(lowered)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var equal = true
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if word & high != 0 { return nil }
+            // The high bit of each upper-case letter (see isASCIIWithoutUppercase), moved to 0x20.
+            let upper = (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high
+            if word | (upper >> 2) != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { equal = false }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = base[index]
+            if byte >= 0x80 { return nil }
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != lowered[index] { equal = false }
+            index += 1
+        }
+        return equal
+    }
+
     /// `text` without leading and trailing whitespace and newlines, as
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns it, without Foundation's cost in
     /// the usual case: when neither end is whitespace or non-ASCII, `text` itself.

@@ -51,4 +51,30 @@ final class ASCIITests: XCTestCase {
             }
         }
     }
+
+    func testLoweredComparisonAgreesWithAByteLoopForEveryByteAtEveryPlace() {
+        // Every byte value at every position of strings of 1 to 19 bytes (the word loop and the
+        // tail), compared with its own lowercase and with a copy that differs in that byte.
+        func lowered(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        for length in 1..<20 {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "Q"), count: length)
+                    bytes[position] = UInt8(value)
+                    let ascii = value < 0x80
+                    let lower = bytes.map(lowered)
+                    var other = lower
+                    other[position] ^= 0x01
+                    bytes.withUnsafeBufferPointer { source in
+                        XCTAssertEqual(
+                            ASCII.lowercased(source, equals: lower), ascii ? true : nil,
+                            "\(value) at \(position) of \(length)")
+                        XCTAssertEqual(
+                            ASCII.lowercased(source, equals: other), ascii ? false : nil,
+                            "\(value) at \(position) of \(length)")
+                    }
+                }
+            }
+        }
+    }
 }

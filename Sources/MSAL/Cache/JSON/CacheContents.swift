@@ -40,12 +40,6 @@ enum CacheSection: CaseIterable {
 }
 
 extension CacheEntityFields {
-    /// The field's value, moved out of the fields (which ``reset()`` clears anyway), so building an
-    /// entity does not copy its strings' references.
-    private mutating func take(_ field: Field) -> String? {
-        strings[field.rawValue].take()
-    }
-
     private mutating func takeUnknown() -> UnknownFields {
         var taken = UnknownFields.none
         swap(&taken, &unknown)

@@ -6,7 +6,9 @@ struct CacheEntityFields {
         case localAccountId, username, authorityType, clientInfo, name, givenName, familyName, middleName
     }
 
-    var strings: [String?] = Array(repeating: nil, count: Field.allCases.count)
+    private(set) var strings: [String?] = Array(repeating: nil, count: Field.allCases.count)
+    /// Which of ``strings`` may hold a value (bit `rawValue`), so ``reset()`` clears only those.
+    private var stringsSet: UInt32 = 0
     var timestamps: (cachedAt: Int64?, expiresOn: Int64?, extendedExpiresOn: Int64?, refreshOn: Int64?)
     /// A known field had a value of the wrong type: the entity is skipped.
     var invalidField: String?
@@ -18,8 +20,25 @@ struct CacheEntityFields {
 
     subscript(_ field: Field) -> String? { strings[field.rawValue] }
 
+    /// Sets the string of `field`.
+    mutating func set(_ field: Field, _ value: String) {
+        strings[field.rawValue] = value
+        stringsSet |= 1 << UInt32(field.rawValue)
+    }
+
+    /// Moves the string of `field` out (so building an entity does not copy its reference).
+    mutating func take(_ field: Field) -> String? {
+        stringsSet &= ~(1 << UInt32(field.rawValue))
+        return strings[field.rawValue].take()
+    }
+
     mutating func reset() {
-        for index in strings.indices { strings[index] = nil }
+        // Most values were taken by the entity built from them: only the rest are cleared.
+        while stringsSet != 0 {
+            let index = stringsSet.trailingZeroBitCount
+            strings[index] = nil
+            stringsSet &= stringsSet - 1
+        }
         timestamps = (nil, nil, nil, nil)
         invalidField = nil
         unknown = .none
@@ -156,15 +175,9 @@ extension JSONByteCursor {
             let field = key.escaped ? nil : CacheEntityFields.field(self, key.start, key.end)
             guard let field else {
                 let value = try skipValue()
-                let member =
-                    String(
-                        decoding: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2),
-                        as: UTF8.self)
-                    + ":"
-                    + String(
-                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
-                    )
-                fields.unknown.raw = fields.unknown.isEmpty ? member : fields.unknown.raw + "," + member
+                fields.unknown.appendMember(
+                    name: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2),
+                    value: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count))
                 continue
             }
             let byte = try peek()
@@ -194,18 +207,19 @@ extension JSONByteCursor {
                     let value = try scanString()
                     if !value.escaped { fields.keyFieldBytes.record(field, value.start, value.end) }
                     if !value.escaped && CacheEntityFields.isShared(field) {
-                        fields.strings[field.rawValue] = interner.string(
-                            self, value.start, value.end, slot: field.rawValue)
+                        fields.set(field, interner.string(self, value.start, value.end, slot: field.rawValue))
                     } else {
-                        fields.strings[field.rawValue] = try makeString(value.start, value.end, escaped: value.escaped)
+                        fields.set(field, try makeString(value.start, value.end, escaped: value.escaped))
                     }
                 } else if byte == UInt8(ascii: "n") {
                     _ = try skipValue()  // null: absent
                 } else if field == .lastModificationTime, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "[") {
                     let value = try skipValue()  // a number is accepted and kept as written
-                    fields.strings[field.rawValue] = String(
-                        decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self
-                    )
+                    fields.set(
+                        field,
+                        String(
+                            decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count),
+                            as: UTF8.self))
                 } else {
                     _ = try skipValue()
                     fields.invalidField = "\(field)"

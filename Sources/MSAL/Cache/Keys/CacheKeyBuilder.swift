@@ -53,30 +53,13 @@ struct CacheKeyMatcher: CacheKeySink {
                 matches = false
                 return
             }
-            if raw.isEmpty || memcmpEqual(raw.baseAddress!, base + position, raw.count),
-                ASCII.isASCIIWithoutUppercase(raw)
-            {
-                position += raw.count
-                return
-            }
-            if let lowered = lowercasedASCIIMatches(raw) {
-                if lowered { position += raw.count } else { matches = false }
+            if let equal = ASCII.lowercased(raw, equals: base + position) {
+                if equal { position += raw.count } else { matches = false }
                 return
             }
         }
         // Escaped, not ASCII, or kept as written: the component as the entity holds it.
         add(component, lowercase: lowercase)
-    }
-
-    /// Whether `raw`, lowercased, is the key's next bytes; `nil` when it is not all ASCII.
-    private func lowercasedASCIIMatches(_ raw: UnsafeBufferPointer<UInt8>) -> Bool? {
-        var matched = true
-        for index in 0..<raw.count {
-            let byte = raw[index]
-            if byte >= 0x80 { return nil }
-            if CacheScopes.lowerASCII(byte) != base[position + index] { matched = false }
-        }
-        return matched
     }
 
     /// Whether the whole key matched.

@@ -15,6 +15,30 @@ struct UnknownFields: Sendable, Hashable {
         return object
     }
 
+    /// Adds one member from its quoted name and raw JSON value as read (`"name"` and `value`
+    /// become `"name":value`), in one allocation.
+    mutating func appendMember(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let separator = raw.isEmpty ? 0 : 1
+        let added = separator + name.count + 1 + value.count
+        let member = String(unsafeUninitializedCapacity: added) { buffer in
+            var index = 0
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                _ = UnsafeMutableBufferPointer(rebasing: buffer[index..<(index + bytes.count)]).initialize(from: bytes)
+                index += bytes.count
+            }
+            if separator == 1 {
+                buffer[index] = UInt8(ascii: ",")
+                index += 1
+            }
+            put(name)
+            buffer[index] = UInt8(ascii: ":")
+            index += 1
+            put(value)
+            return index
+        }
+        raw = raw.isEmpty ? member : raw + member
+    }
+
     /// Adds one member whose value is raw JSON text.
     mutating func append(name: String, rawValue: String) {
         let member = JSONValue.string(name).serializedString() + ":" + rawValue
