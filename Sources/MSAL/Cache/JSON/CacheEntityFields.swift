@@ -21,7 +21,7 @@ struct CacheEntityFields {
     subscript(_ field: Field) -> String? { strings[field.rawValue] }
 
     /// Sets the string of `field`.
-    mutating func set(_ field: Field, _ value: String) {
+    mutating func set(_ field: Field, _ value: consuming String) {
         strings[field.rawValue] = value
         stringsSet |= 1 << UInt32(field.rawValue)
     }

@@ -52,25 +52,21 @@ struct JSONByteCursor {
         skipSomeWhitespace()
     }
 
-    /// Skips whitespace from a byte that may be some: the single space after a colon at once, a
-    /// line break and indentation (MSAL Python indents by four per level) eight bytes at a time.
+    /// Skips whitespace from a byte that is some: a line break and indentation (MSAL Python
+    /// indents by four per level) with spaces eight at a time.
     private mutating func skipSomeWhitespace() {
-        if base[index] == 0x20, index + 1 < count, base[index + 1] > 0x20 {
-            index += 1
-            return
-        }
         let raw = UnsafeRawPointer(base)
         while index + 8 <= count {
-            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let whitespace =
-                Self.bytesEqual(word, 0x20) | Self.bytesEqual(word, 0x0A) | Self.bytesEqual(word, 0x0D)
-                | Self.bytesEqual(word, 0x09)
-            let other = ~whitespace & Self.highBits
-            if other != 0 {
-                index += other.trailingZeroBitCount >> 3
-                return
+            let notSpace = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ Self.spaces
+            if notSpace == 0 {
+                index += 8
+                continue
             }
-            index += 8
+            index += notSpace.trailingZeroBitCount >> 3
+            switch base[index] {
+            case 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
         }
         while index < count {
             switch base[index] {
@@ -80,21 +76,18 @@ struct JSONByteCursor {
         }
     }
 
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-    private static let lowSevenBits: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-
-    /// The high bit of each byte of `word` that equals `byte`, exactly (no carries between bytes).
-    @inline(__always)
-    private static func bytesEqual(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-        let difference = word ^ (UInt64(byte) &* 0x0101_0101_0101_0101)
-        return ~(((difference & lowSevenBits) &+ lowSevenBits) | difference) & highBits
-    }
+    private static let spaces: UInt64 = 0x2020_2020_2020_2020
 
     /// The next non-whitespace byte, without consuming it.
     @inline(__always)
     mutating func peek() throws(JSONScanError) -> UInt8 {
         guard index < count else { throw endReached() }
         if base[index] <= 0x20 {
+            // The single space after a colon at once; anything longer in a loop.
+            if base[index] == 0x20, index + 1 < count, base[index + 1] > 0x20 {
+                index += 1
+                return base[index]
+            }
             skipSomeWhitespace()
             guard index < count else { throw endReached() }
         }
