@@ -77,11 +77,15 @@ final class CacheSplitReadTests: XCTestCase {
                 homeAccountId: "home-account-\(index)-of-a-length-on-the-heap", environment: "login.example.com",
                 clientId: "client", realm: "realm", target: "scope \(index)", secret: "secret \(index)")
         }
-        var first = (0..<3).map(token)
-        var second = (3..<1000).map(token)
-        first.appendMoving(&second)
-        XCTAssertEqual(first, (0..<1000).map(token))
-        XCTAssertTrue(second.isEmpty)
+        // The shorter side moved after the longer one, and in front of it.
+        for split in [997, 3] {
+            var first = (0..<split).map(token)
+            var second = (split..<1000).map(token)
+            first.appendMoving(&second)
+            XCTAssertEqual(first, (0..<1000).map(token), "split at \(split)")
+            XCTAssertTrue(second.isEmpty)
+        }
+        var first = (0..<1000).map(token)
         var empty: [CacheAccessToken] = []
         first.appendMoving(&empty)
         XCTAssertEqual(first.count, 1000)

@@ -94,10 +94,31 @@ extension Array where Element: PlaceholderEntity {
     ///
     /// Sections are contiguous, so only the section the split falls in has entities on both
     /// sides; every other kind is empty on one side and is taken whole, without moving anything.
+    /// Of the two sides, the shorter is moved into the longer one's array (in front of its
+    /// elements when it comes first), which has room more often and is already in memory: a
+    /// new array for both would touch fresh pages, each a page fault.
     mutating func appendMoving(_ other: inout [Element]) {
         let moved = other.count
         guard moved > 0 else { return }
         guard !isEmpty else {
+            swap(&self, &other)
+            other = []
+            return
+        }
+        if count < moved {
+            // Room for this array's elements at the end of the other (placeholders, destroyed
+            // again at once), the other's elements moved up, and this array's moved in front.
+            let kept = count
+            other.append(contentsOf: repeatElement(Element.placeholder, count: kept))
+            withUnsafeMutableBufferPointer { source in
+                other.withUnsafeMutableBufferPointer { target in
+                    let base = target.baseAddress!
+                    (base + moved).deinitialize(count: kept)
+                    (base + kept).moveInitialize(from: base, count: moved)
+                    base.moveInitialize(from: source.baseAddress!, count: kept)
+                    source.baseAddress!.initialize(repeating: Element.placeholder, count: kept)
+                }
+            }
             swap(&self, &other)
             other = []
             return
