@@ -134,32 +134,22 @@ final class CacheSplitReadTests: XCTestCase {
             contents.accessTokens.first?.unknown, try load(path, splitFrom: .max).accessTokens.first?.unknown)
     }
 
-    func testTheSecondThreadTakesOverTheEndOfTheFirstOnesPart() throws {
-        // The first reader is slow: the second reads its half, then parts of the first one's,
-        // each ending where the one after it starts.
+    func testTheThreadDoneFirstTakesOverTheEndOfTheOthersPart() throws {
+        // One reader is slow (the first, then the second): the other reads its half, then parts
+        // of the slow one's, each ending where the one after it starts.
         let path = folder.appendingPathComponent("cache.json").path
         try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
-        let parts = Locked<[Int]>([])
-        let split = try load(path, tuning: Self.slowReader(recordingIn: parts))
         let whole = try load(path, splitFrom: .max)
         XCTAssertEqual(whole.accessTokens.count, 40)
-        Self.assertSame(split, whole, "taken over")
-        XCTAssertEqual(split.accessTokens.map(\.secret), whole.accessTokens.map(\.secret))
-        XCTAssertGreaterThanOrEqual(
-            try XCTUnwrap(parts.withLock { $0.first }), 4, "the first, the second's, and two taken over")
-    }
-
-    func testTheFirstThreadTakesOverTheEndOfTheSecondOnesPart() throws {
-        // The second reader is slow: the first reads its half, then parts of the second one's.
-        let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
-        let parts = Locked<[Int]>([])
-        let split = try load(path, tuning: Self.slowReader(1, recordingIn: parts))
-        let whole = try load(path, splitFrom: .max)
-        Self.assertSame(split, whole, "taken over by the first thread")
-        XCTAssertEqual(split.refreshTokens.map(\.secret), whole.refreshTokens.map(\.secret))
-        XCTAssertGreaterThanOrEqual(
-            try XCTUnwrap(parts.withLock { $0.first }), 4, "the first, the second's, and two taken over")
+        for slow in [0, 1] {
+            let parts = Locked<[Int]>([])
+            let split = try load(path, tuning: Self.slowReader(slow, recordingIn: parts))
+            Self.assertSame(split, whole, "thread \(slow) slow")
+            XCTAssertEqual(split.accessTokens.map(\.secret), whole.accessTokens.map(\.secret))
+            XCTAssertEqual(split.refreshTokens.map(\.secret), whole.refreshTokens.map(\.secret))
+            XCTAssertGreaterThanOrEqual(
+                try XCTUnwrap(parts.withLock { $0.first }), 4, "both parts and two taken over, thread \(slow) slow")
+        }
     }
 
     func testThreadsOfChangingSpeedsTakeOverBothWaysAndReadWhatOneReads() throws {
