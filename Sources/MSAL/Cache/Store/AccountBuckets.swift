@@ -47,8 +47,12 @@ struct AccountBuckets: Sendable {
     subscript(id: String) -> TokenStore.Bucket? {
         get {
             let digest = Self.digest(of: id)
-            let shard = Self.shard(of: digest) == 0 ? first : second
-            return shard.position(of: id, digest: digest).map { shard[position: $0] }
+            // The half is passed to a function, not chosen into a variable (which would retain
+            // its three arrays on the silent path).
+            func bucket(in shard: Shard) -> TokenStore.Bucket? {
+                shard.position(of: id, digest: digest).map { shard[position: $0] }
+            }
+            return Self.shard(of: digest) == 0 ? bucket(in: first) : bucket(in: second)
         }
         set {
             let digest = Self.digest(of: id)
