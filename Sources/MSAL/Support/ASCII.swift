@@ -20,19 +20,25 @@ enum ASCII {
         }
     }
 
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// The high bit of each byte of `word` (all ASCII) that is an upper-case letter. No sum
+    /// carries into the next byte for bytes below 0x80: b + 0x3F sets the high bit from "A"
+    /// (0x41) up, b + 0x25 from "[" (0x5B) up.
+    @inline(__always)
+    private static func uppercaseBits(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & highBits
+    }
+
     /// Whether every byte is ASCII and none is an upper-case letter, eight bytes at a time.
     static func isASCIIWithoutUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
         var index = 0
         while index + 8 <= bytes.count {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if word & high != 0 { return false }
-            // For bytes below 0x80 no sum carries into the next byte: b + 0x3F sets the high bit
-            // from "A" (0x41) up, b + 0x25 from "[" (0x5B) up.
-            if (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high != 0 { return false }
+            if word & highBits != 0 || uppercaseBits(word) != 0 { return false }
             index += 8
         }
         while index < bytes.count {
@@ -49,16 +55,14 @@ enum ASCII {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         let other = UnsafeRawPointer(lowered)
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let high: UInt64 = 0x8080_8080_8080_8080
         var equal = true
         var index = 0
         while index + 8 <= bytes.count {
             let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            if word & high != 0 { return nil }
-            // The high bit of each upper-case letter (see isASCIIWithoutUppercase), moved to 0x20.
-            let upper = (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high
-            if word | (upper >> 2) != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { equal = false }
+            if word & highBits != 0 { return nil }
+            // Each upper-case letter's high bit moved to 0x20 lowercases it.
+            let lowercased = word | (uppercaseBits(word) >> 2)
+            if lowercased != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { equal = false }
             index += 8
         }
         while index < bytes.count {

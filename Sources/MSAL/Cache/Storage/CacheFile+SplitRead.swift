@@ -25,18 +25,25 @@ struct SplitReadTuning: Sendable {
 ///
 /// A thread announces each window before parsing it (``reserve(_:upTo:)``) and adopts the
 /// stopping place it gets back. The other moves that place only to a point beyond every
-/// announced window (``steal(_:from:below:)``), so the reader never passed it.
+/// announced window (``steal(_:from:below:for:)``), so the reader never passed it.
 private final class SplitReadPlan: Sendable {
     /// One thread's part.
     private struct Lane {
+        /// Where the part starts.
+        var start: Int
         /// Where the part must stop (`nil`: at the document's end).
         var stop: DocumentSplit?
         /// The end of the last window announced.
-        var reservedEnd = 0
-        /// Where the part starts.
-        var start = 0
+        var reservedEnd: Int
         /// Whether another thread may take over the end of the part.
-        var open = false
+        var open = true
+
+        /// A part about to be read from `start` to `stop`.
+        init(from start: Int, to stop: DocumentSplit?) {
+            self.start = start
+            self.stop = stop
+            reservedEnd = start
+        }
     }
 
     private struct State {
@@ -44,6 +51,11 @@ private final class SplitReadPlan: Sendable {
         /// Parts starting at or after this offset are not wanted: a part before them read on to
         /// the end alone, or failed.
         var unwantedFrom = Int.max
+
+        /// Whether another thread may still take over the end of `lane`'s part.
+        func canTakeOver(_ lane: Int) -> Bool {
+            lanes[lane].open && lanes[lane].start < unwantedFrom
+        }
     }
 
     private let state: Locked<State>
@@ -55,10 +67,7 @@ private final class SplitReadPlan: Sendable {
     init(end: Int, split: DocumentSplit) {
         self.end = end
         state = Locked(
-            State(lanes: [
-                Lane(stop: split, reservedEnd: 0, start: 0, open: true),
-                Lane(stop: nil, reservedEnd: split.offset, start: split.offset, open: true),
-            ]))
+            State(lanes: [Lane(from: 0, to: split), Lane(from: split.offset, to: nil)]))
     }
 
     /// `lane` is about to parse up to `end`: returns where it must stop.
@@ -89,9 +98,7 @@ private final class SplitReadPlan: Sendable {
         state.withLock { state in
             let victim = state.lanes[lane]
             let limit = victim.stop?.offset ?? end
-            guard victim.open, victim.start < state.unwantedFrom, limit - victim.reservedEnd >= 2 * least else {
-                return nil
-            }
+            guard state.canTakeOver(lane), limit - victim.reservedEnd >= 2 * least else { return nil }
             return (victim.reservedEnd + (limit - victim.reservedEnd) / 2, victim.stop)
         }
     }
@@ -101,11 +108,11 @@ private final class SplitReadPlan: Sendable {
     func steal(_ split: DocumentSplit, from lane: Int, below boundary: DocumentSplit?, for thief: Int) -> Bool {
         state.withLock { state in
             let victim = state.lanes[lane]
-            guard victim.open, victim.start < state.unwantedFrom, victim.stop == boundary,
-                split.offset > victim.reservedEnd, split.offset < boundary?.offset ?? end
+            guard state.canTakeOver(lane), victim.stop == boundary, split.offset > victim.reservedEnd,
+                split.offset < boundary?.offset ?? end
             else { return false }
             state.lanes[lane].stop = split
-            state.lanes[thief] = Lane(stop: boundary, reservedEnd: split.offset, start: split.offset, open: true)
+            state.lanes[thief] = Lane(from: split.offset, to: boundary)
             return true
         }
     }
