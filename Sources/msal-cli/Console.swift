@@ -1,12 +1,19 @@
 import Foundation
+import MSAL
 
 /// Where the tool writes. Every write goes straight to the file descriptor (no buffering), so a
 /// parent process reading a pipe sees each line when it is written: the device code message, for
 /// example, while the tool waits.
+///
+/// Much of what the tool prints comes from a server (error descriptions, suberrors, the device
+/// code message, user names from id tokens), so ``out(_:)``, ``line(_:)`` and ``error(_:)`` write
+/// every control character as a visible escape (``TerminalText``): a server cannot clear the
+/// screen, retitle the window or forge a line. Only ``errorRaw(_:)`` writes the tool's own
+/// control sequences (the progress line).
 enum Console {
-    /// Writes `text` to standard output.
+    /// Writes `text` to standard output, control characters escaped (line feeds kept).
     static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(TerminalText.escaped(text, keepingLineFeeds: true).utf8))
     }
 
     /// Writes `text` and a newline to standard output.
@@ -14,12 +21,13 @@ enum Console {
         out(text + "\n")
     }
 
-    /// Writes `text` and a newline to standard error.
+    /// Writes `text` and a newline to standard error, control characters escaped (line feeds kept).
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingLineFeeds: true) + "\n").utf8))
     }
 
-    /// Writes `text` to standard error without a newline (for progress lines redrawn with `\r`).
+    /// Writes the tool's own `text` to standard error as it is, without a newline (for progress
+    /// lines redrawn with `\r`). Never pass a server's text.
     static func errorRaw(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -132,18 +132,23 @@ final class AuthorityResolver: Sendable {
                     // One answer per cloud host: instance discovery describes the host, whatever the
                     // tenant in the request (MSAL keys its records by environment too).
                     let key = "instance-discovery|\(discoveryURL.host ?? "")|\(environment)"
+                    let policy = DiscoveryURLPolicy(
+                        configuredAuthority: authority, isDeveloperKnown: developerKnown, documentURL: discoveryURL,
+                        sameHost: false)
                     let body = try await fetch(discoveryURL, key: key, correlationId: correlationId) { body in
                         do {
-                            _ = try InstanceDiscoveryParser.parse(body, requestedEnvironment: environment)
+                            _ = try InstanceDiscoveryParser.parse(
+                                body, requestedEnvironment: environment, policy: policy)
                             return true
                         } catch {
                             return InstanceDiscoveryParser.isInvalidInstance(error as NSError)
                         }
                     }
                     let metadata = try InstanceDiscoveryParser.parse(
-                        body, requestedEnvironment: environment, correlationId: correlationId)
+                        body, requestedEnvironment: environment, policy: policy, correlationId: correlationId)
                     network = try authority.withEnvironment(
                         metadata.preferredNetwork(for: environment), correlationId: correlationId)
+                    try Self.checkPlainHTTPOrigin(network, configured: authority, correlationId: correlationId)
                     cacheEnvironment = metadata.preferredCache(for: environment)
                     lookup = metadata.cacheLookupEnvironments(for: environment)
                     aliases = metadata.aliases(of: environment)
@@ -169,13 +174,15 @@ final class AuthorityResolver: Sendable {
         }
 
         let configurationURL = network.openIDConfigurationURL
+        let policy = Self.endpointPolicy(
+            for: authority, isDeveloperKnown: developerKnown, configurationURL: configurationURL)
         let body = try await fetch(
             configurationURL, key: configurationURL.absoluteString.lowercased(), correlationId: correlationId
         ) { body in
-            (try? OpenIDConfigurationParser.parse(body, configurationURL: configurationURL)) != nil
+            (try? OpenIDConfigurationParser.parse(body, configurationURL: configurationURL, policy: policy)) != nil
         }
         let configuration = try OpenIDConfigurationParser.parse(
-            body, configurationURL: configurationURL, correlationId: correlationId)
+            body, configurationURL: configurationURL, policy: policy, correlationId: correlationId)
         Log.verbose("Resolved authority on \(network.environment)", correlationId: correlationId)
         return ResolvedAuthority(
             authority: authority,
@@ -195,13 +202,13 @@ final class AuthorityResolver: Sendable {
         _ url: URL, key: String, correlationId: UUID, isCacheable: @escaping @Sendable (Data) -> Bool
     ) async throws -> Data {
         let transport = transport
-        return try await cache.body(forKey: key) {
+        return try await cache.body(forKey: key, isCacheable: isCacheable) {
             let response = try await transport.send(HTTPRequest(url: url, correlationId: correlationId))
             switch response.statusCode {
             case 200:
-                return (response.body, isCacheable(response.body))
+                return response.body
             case 400 where Self.isOAuthErrorBody(response.body):
-                return (response.body, isCacheable(response.body))
+                return response.body
             default:
                 throw MSALErrors.make(
                     .internalErrorUnhandledResponse,
@@ -213,6 +220,37 @@ final class AuthorityResolver: Sendable {
                         correlationId: correlationId))
             }
         }
+    }
+
+    /// Where the endpoints of `authority`'s OpenID configuration may point: `https` (or the
+    /// known plain-HTTP loopback origin), and for Microsoft Entra ID, B2C, CIAM and AD FS on the
+    /// host the configuration was read from, as those services publish them. A generic OpenID
+    /// Connect issuer may keep its endpoints on other hosts.
+    static func endpointPolicy(for authority: Authority, isDeveloperKnown: Bool, configurationURL: URL)
+        -> DiscoveryURLPolicy
+    {
+        let sameHost: Bool
+        switch authority.kind {
+        case .aad, .b2c, .ciam, .adfs: sameHost = true
+        case .oidc: sameHost = false
+        }
+        return DiscoveryURLPolicy(
+            configuredAuthority: authority, isDeveloperKnown: isDeveloperKnown, documentURL: configurationURL,
+            sameHost: sameHost)
+    }
+
+    /// Refuses a plain-HTTP network authority on another origin than the configured one: instance
+    /// discovery of a known loopback authority may not move its requests to another plain
+    /// listener.
+    private static func checkPlainHTTPOrigin(_ network: Authority, configured: Authority, correlationId: UUID)
+        throws
+    {
+        guard network.isLoopbackHTTP, network.parts.origin != configured.parts.origin else { return }
+        throw MSALErrors.make(
+            .internalErrorInvalidResponse,
+            "Instance discovery for \(configured.urlString) names \(network.environment) as its preferred "
+                + "network: requests would go over plain HTTP to another origin. Nothing was sent to it.",
+            ErrorDetails(correlationId: correlationId))
     }
 
     private static func isOAuthErrorBody(_ body: Data) -> Bool {

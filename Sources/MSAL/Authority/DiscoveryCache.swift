@@ -46,18 +46,22 @@ final class DiscoveryCache: Sendable {
     }
 
     /// The body for `key` (a lowercased request URL, or what identifies the answer when several
-    /// URLs share it): from memory or the persisted cache while unexpired, else from `fetch`,
-    /// which runs once however many callers ask at the same time. A fetched body is kept only
-    /// when `fetch` says it may be (`cacheable`).
+    /// URLs share it): from memory or the persisted cache while unexpired and still `isCacheable`,
+    /// else from `fetch`, which runs once however many callers ask at the same time. A fetched
+    /// body is kept only when `isCacheable` says it may be.
+    ///
+    /// A kept body is checked again when it is used, because the rules may be stricter than when
+    /// it was written (or another program wrote it): one that fails is dropped and fetched anew.
     func body(
         forKey key: String,
-        fetch: @escaping @Sendable () async throws -> (body: Data, cacheable: Bool)
+        isCacheable: @escaping @Sendable (Data) -> Bool,
+        fetch: @escaping @Sendable () async throws -> Data
     ) async throws -> Data {
-        if let cached = cachedBody(for: key) { return cached }
+        if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
         return try await fetches.run(key) { [self] in
-            if let cached = cachedBody(for: key) { return cached }
-            let (body, cacheable) = try await fetch()
-            if cacheable {
+            if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
+            let body = try await fetch()
+            if isCacheable(body) {
                 let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
                 state.withLock { $0.entries[key] = entry }
                 storage?.saveDiscoveryEntry(entry, forKey: key)
@@ -66,19 +70,31 @@ final class DiscoveryCache: Sendable {
         }.value
     }
 
-    /// An unexpired body from memory, loading the persisted entries on first use.
-    private func cachedBody(for key: String) -> Data? {
+    /// An unexpired, still acceptable body from memory, loading the persisted entries on first
+    /// use. A persisted entry lives at most ``lifetime`` from now, whatever expiry the file gives.
+    private func cachedBody(for key: String, isCacheable: (Data) -> Bool) -> Data? {
         let persisted: [String: DiscoveryCacheEntry]? =
             state.withLock { $0.loadedPersisted } ? nil : storage?.loadDiscoveryEntries()
         let current = now()
-        return state.withLock { shared in
+        let latest = current.addingTimeInterval(lifetime)
+        let body: Data? = state.withLock { shared in
             if let persisted, !shared.loadedPersisted {
                 shared.loadedPersisted = true
-                shared.entries.merge(persisted) { memory, _ in memory }
+                for (key, var entry) in persisted where shared.entries[key] == nil {
+                    entry.expiresOn = min(entry.expiresOn, latest)
+                    shared.entries[key] = entry
+                }
             }
             guard let entry = shared.entries[key], entry.expiresOn > current else { return nil }
             return entry.body
         }
+        guard let body else { return nil }
+        guard isCacheable(body) else {
+            Log.warning("A kept discovery document is no longer acceptable; it is fetched again")
+            state.withLock { _ = $0.entries.removeValue(forKey: key) }
+            return nil
+        }
+        return body
     }
 
     /// Forgets every in-memory entry (the persisted ones are reloaded on next use).

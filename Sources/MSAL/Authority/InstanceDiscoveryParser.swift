@@ -19,10 +19,11 @@ enum InstanceDiscoveryParser {
     /// - Throws: -50000 with internal -42010 (failed authority validation) when the body has an
     ///   `error` (``MSALOAuthErrorKey`` holds it, see ``isInvalidInstance(_:)``); -50000 with
     ///   internal -42600 (invalid response) when it is not a JSON object, lacks
-    ///   `tenant_discovery_endpoint`, or has a malformed metadata entry or host. Nothing is
-    ///   returned from a response with any bad part.
+    ///   `tenant_discovery_endpoint` (or it breaks `policy`), or has a malformed metadata entry or
+    ///   host. Nothing is returned from a response with any bad part.
     static func parse(
-        _ data: Data, requestedEnvironment: String, correlationId: UUID? = nil
+        _ data: Data, requestedEnvironment: String, policy: DiscoveryURLPolicy = .httpsOnly,
+        correlationId: UUID? = nil
     ) throws -> InstanceDiscoveryMetadata {
         guard let json = DiscoveryJSON(data) else {
             throw invalidResponse("is not a JSON object", correlationId)
@@ -33,8 +34,12 @@ enum InstanceDiscoveryParser {
         guard let endpointString = json.string("tenant_discovery_endpoint") else {
             throw invalidResponse("has no tenant_discovery_endpoint string", correlationId)
         }
-        guard let endpoint = DiscoveryURL.validated(endpointString) else {
-            throw invalidResponse("has a tenant_discovery_endpoint that is not an https URL", correlationId)
+        let endpoint: URL
+        switch policy.check(endpointString) {
+        case .success(let url):
+            endpoint = url
+        case .failure(let violation):
+            throw invalidResponse("has a tenant_discovery_endpoint that \(violation.reason)", correlationId)
         }
         var records: [String: AuthorityAliasRecord] = [:]
         if json.has("metadata") {

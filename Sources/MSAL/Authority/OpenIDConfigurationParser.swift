@@ -4,14 +4,17 @@ import Foundation
 enum OpenIDConfigurationParser {
     /// Parses `data`, the body read from `configurationURL`.
     ///
+    /// - Parameter policy: where the endpoints may point (``DiscoveryURLPolicy``).
     /// - Returns: the required `authorization_endpoint`, `token_endpoint` and `issuer`, and the
     ///   optional `end_session_endpoint`, `device_authorization_endpoint` and `jwks_uri`.
     ///   `{tenantid}` in the issuer (AAD's multi-tenant documents) is replaced by the first path
     ///   segment of `configurationURL` (`common` for `.../common/v2.0/.well-known/...`).
     /// - Throws: -50000 with internal -42010 when the document has an `error`; -50000 with internal
     ///   -42600 when it is not a JSON object, a required field is missing or not a string, or an
-    ///   endpoint is not an https URL (http is accepted on a loopback host only).
-    static func parse(_ data: Data, configurationURL: URL, correlationId: UUID? = nil) throws -> OpenIDConfiguration {
+    ///   endpoint breaks `policy` (the message names the document and the field).
+    static func parse(
+        _ data: Data, configurationURL: URL, policy: DiscoveryURLPolicy = .httpsOnly, correlationId: UUID? = nil
+    ) throws -> OpenIDConfiguration {
         guard let json = DiscoveryJSON(data) else {
             throw invalidResponse("is not a JSON object", correlationId)
         }
@@ -25,8 +28,10 @@ enum OpenIDConfigurationParser {
                 ErrorDetails(oauthError: error, correlationId: correlationId)
             )
         }
-        let authorization = try endpoint("authorization_endpoint", in: json, correlationId)
-        let token = try endpoint("token_endpoint", in: json, correlationId)
+        let reader = EndpointReader(
+            json: json, policy: policy, documentURL: configurationURL, correlationId: correlationId)
+        let authorization = try reader.required("authorization_endpoint")
+        let token = try reader.required("token_endpoint")
         guard var issuer = json.string("issuer"), !issuer.isEmpty else {
             throw invalidResponse("has no issuer string", correlationId)
         }
@@ -37,25 +42,39 @@ enum OpenIDConfigurationParser {
             authorizationEndpoint: authorization,
             tokenEndpoint: token,
             issuer: issuer,
-            endSessionEndpoint: try optionalEndpoint("end_session_endpoint", in: json, correlationId),
-            deviceAuthorizationEndpoint: try optionalEndpoint("device_authorization_endpoint", in: json, correlationId),
-            jwksURI: try optionalEndpoint("jwks_uri", in: json, correlationId)
+            endSessionEndpoint: try reader.optional("end_session_endpoint"),
+            deviceAuthorizationEndpoint: try reader.optional("device_authorization_endpoint"),
+            jwksURI: try reader.optional("jwks_uri")
         )
     }
 
-    private static func endpoint(_ key: String, in json: DiscoveryJSON, _ correlationId: UUID?) throws -> URL {
-        guard let string = json.string(key) else {
-            throw invalidResponse("has no \(key) string", correlationId)
-        }
-        guard let url = DiscoveryURL.validated(string) else {
-            throw invalidResponse("has a \(key) that is not an https URL", correlationId)
-        }
-        return url
-    }
+    /// Reads the endpoint fields of one document under one policy.
+    private struct EndpointReader {
+        let json: DiscoveryJSON
+        let policy: DiscoveryURLPolicy
+        let documentURL: URL
+        let correlationId: UUID?
 
-    private static func optionalEndpoint(_ key: String, in json: DiscoveryJSON, _ correlationId: UUID?) throws -> URL? {
-        guard json.has(key) else { return nil }
-        return try endpoint(key, in: json, correlationId)
+        func required(_ key: String) throws -> URL {
+            guard let string = json.string(key) else {
+                throw invalidResponse("has no \(key) string", correlationId)
+            }
+            switch policy.check(string) {
+            case .success(let url):
+                return url
+            case .failure(let violation):
+                throw MSALErrors.make(
+                    .internalErrorInvalidResponse,
+                    "The OpenID configuration at \(documentURL.withoutQuery) was refused: its \(key) "
+                        + "(\(TerminalText.quoted(string, limit: 200))) \(violation.reason). Nothing was sent to it.",
+                    ErrorDetails(correlationId: correlationId))
+            }
+        }
+
+        func optional(_ key: String) throws -> URL? {
+            guard json.has(key) else { return nil }
+            return try required(key)
+        }
     }
 
     private static func invalidResponse(_ problem: String, _ correlationId: UUID?) -> NSError {

@@ -91,7 +91,10 @@ extension MSALErrors {
     }
 
     private static func descriptionEntries(_ message: String) -> [String: Any] {
-        [NSLocalizedDescriptionKey: message, MSALErrorDescriptionKey: message]
+        [
+            NSLocalizedDescriptionKey: TerminalText.escaped(message, keepingLineFeeds: true),
+            MSALErrorDescriptionKey: message,
+        ]
     }
 
     /// A real `NSError` with the Swift error's bridged domain and code and its (redacted) description.

@@ -17,7 +17,9 @@ enum MSALErrors {
     /// - Parameters:
     ///   - code: the mapped code, before classification.
     ///   - message: for developers, in English: what was wrong and what to do. Never a token,
-    ///     code or password. Stored under `NSLocalizedDescriptionKey` and ``MSALErrorDescriptionKey``.
+    ///     code or password. Stored as it is under ``MSALErrorDescriptionKey``, and under
+    ///     `NSLocalizedDescriptionKey` with control characters escaped (``TerminalText``): it may
+    ///     quote a server's text, and apps print `localizedDescription` to terminals and logs.
     ///   - details: the optional `userInfo` facts.
     ///   - classify: `false` keeps `code` at the top level (only for tests and for converting later).
     static func make(
@@ -40,7 +42,7 @@ enum MSALErrors {
         _ code: ErrorCode, _ message: String, _ details: ErrorDetails = ErrorDetails(), classify: Bool = true
     ) -> NSError {
         var userInfo = details.userInfo()
-        userInfo[NSLocalizedDescriptionKey] = message
+        userInfo[NSLocalizedDescriptionKey] = TerminalText.escaped(message, keepingLineFeeds: true)
         userInfo[MSALErrorDescriptionKey] = message
         let error = NSError(domain: MSALErrorDomain, code: code.rawValue, userInfo: userInfo)
         return classify ? self.classify(error) : error

@@ -137,7 +137,8 @@ enum Log {
         guard let sink = MSALGlobalConfig.loggerConfig.sink(for: level) else { return }
         let rendered = message().render(masking: sink.masking, piiEnabled: sink.pii)
         let prefix = (correlationId ?? currentCorrelationId).map { "[\(CorrelationID.string($0))] " } ?? ""
-        sink.callback(level, prefix + rendered.text, rendered.containsPII)
+        // One line of data: whatever a server sent cannot move the cursor or forge another line.
+        sink.callback(level, prefix + TerminalText.escaped(rendered.text), rendered.containsPII)
     }
 
     /// Whether a message of `level` would be delivered now, for work done only to log

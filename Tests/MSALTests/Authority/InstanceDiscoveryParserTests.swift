@@ -61,7 +61,7 @@ final class InstanceDiscoveryParserTests: XCTestCase {
 
     func testHostsAreLowercasedAndPortsKept() throws {
         let metadata = try parse(
-            #"{"tenant_discovery_endpoint": "http://127.0.0.1:8080/t/v2.0/.well-known/openid-configuration", "metadata": [{"preferred_network": "LOCALHOST:8443", "preferred_cache": "[::1]:8443", "aliases": ["localhost:8443", "[::1]:8443", "localhost:8443"]}]}"#,
+            #"{"tenant_discovery_endpoint": "https://localhost:8443/t/v2.0/.well-known/openid-configuration", "metadata": [{"preferred_network": "LOCALHOST:8443", "preferred_cache": "[::1]:8443", "aliases": ["localhost:8443", "[::1]:8443", "localhost:8443"]}]}"#,
             environment: "localhost:8443")
         let record = try XCTUnwrap(metadata.record(for: "localhost:8443"))
         XCTAssertEqual(record.preferredNetwork, "localhost:8443")

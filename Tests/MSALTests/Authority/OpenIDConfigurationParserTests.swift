@@ -58,13 +58,79 @@ final class OpenIDConfigurationParserTests: XCTestCase {
         XCTAssertNil(configuration.deviceAuthorizationEndpoint)
         XCTAssertNil(configuration.jwksURI)
         let nulls = try JSONSerialization.data(withJSONObject: [
-            "authorization_endpoint": "http://127.0.0.1:5556/auth", "token_endpoint": "http://localhost:5556/token",
+            "authorization_endpoint": "http://127.0.0.1:5556/auth", "token_endpoint": "http://127.0.0.1:5556/token",
             "issuer": "http://127.0.0.1:5556", "jwks_uri": NSNull(),
         ])
+        let known = DiscoveryURLPolicy(plainHTTPOrigin: "http://127.0.0.1:5556", requiredHost: nil)
         let loopback = try OpenIDConfigurationParser.parse(
-            nulls, configurationURL: fixtureURL("http://127.0.0.1:5556/.well-known/openid-configuration"))
-        XCTAssertEqual(loopback.tokenEndpoint.absoluteString, "http://localhost:5556/token")
+            nulls, configurationURL: fixtureURL("http://127.0.0.1:5556/.well-known/openid-configuration"),
+            policy: known)
+        XCTAssertEqual(loopback.tokenEndpoint.absoluteString, "http://127.0.0.1:5556/token")
         XCTAssertNil(loopback.jwksURI)
+    }
+
+    /// A refresh token was once sent in clear text: a document whose token endpoint was a plain
+    /// loopback URL was accepted. Plain HTTP is accepted only on the known authority's own origin.
+    func testPlainHTTPEndpointsAreRefusedOutsideTheKnownOrigin() {
+        let configurationURL = fixtureURL(
+            "https://login.microsoftonline.com/common/v2.0/.well-known/openid-configuration")
+        let known = DiscoveryURLPolicy(plainHTTPOrigin: "http://127.0.0.1:5556", requiredHost: nil)
+        let rows: [(field: String, value: String, policy: DiscoveryURLPolicy, line: UInt)] = [
+            ("token_endpoint", "http://127.0.0.1:5557/token", .httpsOnly, #line),
+            ("token_endpoint", "http://127.0.0.1:5557/token", known, #line),
+            ("token_endpoint", "http://localhost:5556/token", known, #line),
+            ("authorization_endpoint", "http://[::1]:5556/auth", known, #line),
+            ("device_authorization_endpoint", "http://127.0.0.1:9/devicecode", .httpsOnly, #line),
+            ("end_session_endpoint", "http://127.0.0.1/logout", .httpsOnly, #line),
+            ("jwks_uri", "http://127.0.0.1:5556/keys", .httpsOnly, #line),
+        ]
+        for row in rows {
+            assertMSALFailure(
+                try OpenIDConfigurationParser.parse(
+                    document([row.field: row.value]), configurationURL: configurationURL, policy: row.policy),
+                internalCode: -42_600, "\(row.field) \(row.value)", line: row.line)
+            do {
+                _ = try OpenIDConfigurationParser.parse(
+                    document([row.field: row.value]), configurationURL: configurationURL, policy: row.policy)
+            } catch {
+                let description = (error as NSError).localizedDescription
+                XCTAssertTrue(description.contains(configurationURL.absoluteString), description, line: row.line)
+                XCTAssertTrue(description.contains("its \(row.field) (\(row.value))"), description, line: row.line)
+            }
+        }
+    }
+
+    /// Entra-shaped authorities keep every endpoint on the document's host; an OIDC issuer may not.
+    func testRequiredHost() throws {
+        let configurationURL = fixtureURL(
+            "https://contoso.b2clogin.com/contoso.onmicrosoft.com/b2c_1_x/v2.0/.well-known/openid-configuration")
+        let sameHost = DiscoveryURLPolicy(plainHTTPOrigin: nil, requiredHost: "contoso.b2clogin.com")
+        let fields: [String: Any] = [
+            "authorization_endpoint":
+                "https://contoso.b2clogin.com/contoso.onmicrosoft.com/b2c_1_x/oauth2/v2.0/authorize",
+            "token_endpoint": "https://CONTOSO.b2clogin.com:443/contoso.onmicrosoft.com/b2c_1_x/oauth2/v2.0/token",
+            "issuer": "https://contoso.b2clogin.com/tid/v2.0/",
+        ]
+        XCTAssertNoThrow(
+            try OpenIDConfigurationParser.parse(document(fields), configurationURL: configurationURL, policy: sameHost))
+        for (field, value) in [
+            ("token_endpoint", "https://evil.example/token"), ("token_endpoint", "https://contoso.b2clogin.com:8443/t"),
+            ("jwks_uri", "https://keys.example/keys"), ("device_authorization_endpoint", "https://b2clogin.com/dc"),
+        ] {
+            var changed = fields
+            changed[field] = value
+            assertMSALFailure(
+                try OpenIDConfigurationParser.parse(
+                    document(changed), configurationURL: configurationURL, policy: sameHost),
+                internalCode: -42_600, value)
+        }
+        var google = fields
+        google["token_endpoint"] = "https://oauth2.example.com/token"
+        XCTAssertEqual(
+            try OpenIDConfigurationParser.parse(
+                document(google), configurationURL: configurationURL, policy: .httpsOnly
+            )
+            .tokenEndpoint.host, "oauth2.example.com")
     }
 
     func testMissingOrInvalidFields() {
