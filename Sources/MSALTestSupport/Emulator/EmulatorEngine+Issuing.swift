@@ -65,6 +65,7 @@ extension EmulatorEngine {
         ]
         if !scopes.names.isEmpty { accessClaims["scp"] = scopes.names.joined(separator: " ") }
         body["access_token"] = sign(accessClaims)
+        var forgedClientInfo: String?
         if scopes.oidcScopes.contains("openid") {
             var idClaims: [String: Any] = [
                 "aud": client.clientId, "iss": issuerURL, "iat": iat, "nbf": iat, "exp": iat + lifetimes.idToken,
@@ -85,17 +86,11 @@ extension EmulatorEngine {
                 idClaims["emails"] = [user.username]
             }
             if let nonce = issue.nonce { idClaims["nonce"] = nonce }
-            switch issue.idTokenAlteration {
-            case .nonce(let nonce)?: idClaims["nonce"] = nonce
-            case .audience(let audience)?: idClaims["aud"] = audience
-            case .issuer(let issuer)?: idClaims["iss"] = issuer
-            case .expired(let secondsAgo)?:
-                idClaims["exp"] = iat - secondsAgo
-                idClaims["iat"] = iat - secondsAgo - 3600
-                idClaims["nbf"] = iat - secondsAgo - 3600
-            case nil: break
-            }
-            body["id_token"] = sign(idClaims)
+            var forged = ForgedIDToken()
+            if let alteration = issue.idTokenAlteration { forged.apply(alteration, to: &idClaims, iat: iat) }
+            body["id_token"] = sign(
+                idClaims, claimRewrites: forged.claims, headerRewrites: forged.header, unsigned: forged.unsigned)
+            forgedClientInfo = forged.clientInfo
         }
         if issue.clientInfo && !isADFS {
             let uid = isB2C ? "\(user.objectId)-\((subject.policy ?? "").lowercased())" : user.objectId
@@ -103,6 +98,7 @@ extension EmulatorEngine {
             let data = (try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])) ?? Data()
             body["client_info"] = Base64URL.encode(data)
         }
+        if let forgedClientInfo { body["client_info"] = forgedClientInfo }
         if let familyId = client.familyId { body["foci"] = familyId }
         if scopes.oidcScopes.contains("offline_access") {
             let token = issue.reusedRefreshToken ?? randomToken(bytes: 48, prefix: "0.A")
@@ -120,17 +116,46 @@ extension EmulatorEngine {
         return .json(body, headers: ["Pragma": "no-cache"])
     }
 
-    /// Signs `claims` as an RS256 JWT with the emulator's key.
-    func sign(_ claims: [String: Any]) -> String {
-        let header: [String: Any] = ["alg": "RS256", "typ": "JWT", "kid": signingKey.keyID]
-        let encode = { (object: [String: Any]) -> String in
-            let data =
-                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
-                ?? Data()
-            return Base64URL.encode(data)
-        }
-        let input = "\(encode(header)).\(encode(claims))"
-        let signature = (try? signingKey.privateKey.sign(Array(input.utf8), algorithm: "RS256")) ?? []
+    /// Signs `claims` as an RS256 JWT with the emulator's key; members of `claimRewrites` and
+    /// `headerRewrites` are spliced in as raw JSON text (`nil` removes one). `unsigned` makes an
+    /// `alg: none` token with an empty signature instead.
+    func sign(
+        _ claims: [String: Any], claimRewrites: [String: String?] = [:], headerRewrites: [String: String?] = [:],
+        unsigned: Bool = false
+    ) -> String {
+        let header: [String: Any] =
+            unsigned ? ["alg": "none", "typ": "JWT"] : ["alg": "RS256", "typ": "JWT", "kid": signingKey.keyID]
+        let headerData = EmulatorRawJSON.splice(header, headerRewrites)
+        let payloadData = EmulatorRawJSON.splice(claims, claimRewrites)
+        let input = "\(Base64URL.encode(Array(headerData))).\(Base64URL.encode(Array(payloadData)))"
+        let signature =
+            unsigned ? [] : (try? signingKey.privateKey.sign(Array(input.utf8), algorithm: "RS256")) ?? []
         return "\(input).\(Base64URL.encode(signature))"
+    }
+}
+
+/// What ``EmulatorFault/IDTokenAlteration`` values do to one id token, gathered before it is signed.
+struct ForgedIDToken {
+    var claims: [String: String?] = [:]
+    var header: [String: String?] = [:]
+    var unsigned = false
+    var clientInfo: String?
+
+    mutating func apply(_ alteration: EmulatorFault.IDTokenAlteration, to idClaims: inout [String: Any], iat: Int) {
+        switch alteration {
+        case .nonce(let nonce): idClaims["nonce"] = nonce
+        case .audience(let audience): idClaims["aud"] = audience
+        case .issuer(let issuer): idClaims["iss"] = issuer
+        case .expired(let secondsAgo):
+            idClaims["exp"] = iat - secondsAgo
+            idClaims["iat"] = iat - secondsAgo - 3600
+            idClaims["nbf"] = iat - secondsAgo - 3600
+        case .unsigned: unsigned = true
+        case .header(let members): header.merge(members) { $1 }
+        case .claims(let members): claims.merge(members) { $1 }
+        case .clientInfo(let uid, let utid): clientInfo = EmulatorFault.clientInfo(uid: uid, utid: utid)
+        case .all(let alterations):
+            for alteration in alterations { apply(alteration, to: &idClaims, iat: iat) }
+        }
     }
 }

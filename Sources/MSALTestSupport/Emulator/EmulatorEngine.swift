@@ -56,10 +56,14 @@ final class EmulatorEngine: Sendable {
             directive.declinedScopes = scopes
         case .alterIDToken(let alteration)?:
             directive.idTokenAlteration = alteration
+        case .rewriteFields(let members)?:
+            directive.fieldRewrites = members
         case .delay, .truncatedResponse, nil:
             break
         }
-        let response = decorate(answer(context, directive: directive), context)
+        var answered = answer(context, directive: directive)
+        if let members = directive.fieldRewrites { answered.body = EmulatorRawJSON.rewrite(answered.body, members) }
+        let response = decorate(answered, context)
         switch fault {
         case .delay(let seconds)?:
             return .respondAfter(seconds: seconds, response)
@@ -130,4 +134,6 @@ struct FaultDirective {
     var declinedScopes: [String] = []
     /// A change that makes the id token one the client must reject.
     var idTokenAlteration: EmulatorFault.IDTokenAlteration?
+    /// Members of the answer's JSON body to replace with raw JSON text (`nil` removes one).
+    var fieldRewrites: [String: String?]?
 }

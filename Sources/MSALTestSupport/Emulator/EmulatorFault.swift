@@ -1,8 +1,10 @@
 public import Foundation
+import MSALNative
 
 /// A misbehaviour injected for the next requests to an endpoint with
 /// ``EntraEmulator/inject(_:at:count:grantType:)``: an HTTP status, throttling, a slow or dropped
-/// connection, an Entra error, or fewer scopes than asked.
+/// connection, an Entra error, fewer scopes than asked, or the real answer rewritten into a
+/// hostile one (``rewriteFields(_:)``, ``alterIDToken(_:)``).
 public enum EmulatorFault: Sendable, Hashable {
     /// When a throttled client may come back.
     public enum RetryAfter: Sendable, Hashable {
@@ -24,6 +26,30 @@ public enum EmulatorFault: Sendable, Hashable {
                 return formatter.string(from: date)
             }
         }
+    }
+
+    // MARK: Hostile answers: the real answer, rewritten
+
+    /// Answers normally, then rewrites top-level members of the answer's JSON object body (at any
+    /// endpoint: token, device code, discovery...). Each value is raw JSON text spliced in as
+    /// given, so a test can send what `JSONSerialization` cannot produce (`1e30`, `-1e30`,
+    /// `9.3e18`, `"1e30"`, `null`, `[]`, a string of a megabyte, even text that is not JSON);
+    /// `nil` removes the member, and a key the answer lacks is added. Error answers are rewritten
+    /// too; a body that is not a JSON object (a redirect) is left alone. Build string values with
+    /// ``jsonString(_:)``.
+    case rewriteFields([String: String?])
+
+    /// `text` as a JSON string literal, for ``rewriteFields(_:)`` and
+    /// ``IDTokenAlteration/claims(_:)``.
+    public static func jsonString(_ text: String) -> String {
+        EmulatorRawJSON.quoted(text)
+    }
+
+    /// A well-formed `client_info` (base64url JSON `{"uid": ..., "utid": ...}`) naming `uid` in
+    /// home tenant `utid`.
+    public static func clientInfo(uid: String, utid: String) -> String {
+        let object = EmulatorRawJSON.splice([:], ["uid": jsonString(uid), "utid": jsonString(utid)])
+        return Base64URL.encode(Array(object))
     }
 
     /// Any status with any body and headers (`Content-Type` is added for a JSON-looking body).
@@ -57,6 +83,20 @@ public enum EmulatorFault: Sendable, Hashable {
         case issuer(String)
         /// `exp` this many seconds before the emulator's now (`iat` and `nbf` an hour earlier).
         case expired(secondsAgo: Int)
+        /// Unsigned: header `{"alg":"none","typ":"JWT"}` and an empty signature part.
+        case unsigned
+        /// Header members set to raw JSON text (`nil` removes one), the signature kept: an
+        /// unknown or missing `alg`, another `kid`.
+        case header([String: String?])
+        /// Claims set to raw JSON text (`nil` removes one), the token re-signed with the
+        /// emulator's key (so only a client that checks the claims notices): `exp` of `"abc"`,
+        /// the `sub`, `oid` or `preferred_username` of another user.
+        case claims([String: String?])
+        /// `client_info` beside the id token replaced by a well-formed one naming `uid` in home
+        /// tenant `utid` (added even when the request did not ask for it).
+        case clientInfo(uid: String, utid: String)
+        /// Several alterations, applied in order (``unsigned`` last wins over a signature).
+        case all([IDTokenAlteration])
     }
 
     /// `invalid_grant` with a suberror (`bad_token`, `basic_action`, `additional_action`,
