@@ -1,6 +1,6 @@
 internal import MSALNative
 
-/// Reads HTTP/1.x requests from a TLS connection: heads up to a size limit, bodies by
+/// Reads HTTP/1.x requests from a connection (TLS or plain TCP): heads up to a size limit, bodies by
 /// `Content-Length` or chunked coding. Keeps bytes that arrived early (pipelining) for the next.
 final class HTTPRequestReader {
     /// The largest request line plus header fields accepted (431 beyond).
@@ -8,10 +8,10 @@ final class HTTPRequestReader {
     /// The largest body accepted (413 beyond).
     static let maximumBodyBytes = 16 * 1024 * 1024
 
-    private let connection: TLSConnection
+    private let connection: any HTTPServerStream
     private var buffer: [UInt8] = []
 
-    init(connection: TLSConnection) {
+    init(connection: any HTTPServerStream) {
         self.connection = connection
     }
 

@@ -2,12 +2,13 @@ import Dispatch
 import Foundation
 internal import MSALNative
 
-/// The running part of a ``LoopbackHTTPSServer``: the accept thread, one thread per connection,
-/// the counters, and the stop sequence. Threads retain the core, never the public server, so
+/// The running part of a ``LoopbackHTTPSServer`` or ``LoopbackHTTPServer``: the accept thread, one
+/// thread per connection, the counters, and the stop sequence. Threads retain the core, never the public server, so
 /// releasing the server runs its `deinit` (which stops the core).
 final class LoopbackServerCore: Sendable {
     let listener: TCPListener
-    let tls: TLSContext
+    /// The server's TLS context, or `nil` for plain HTTP.
+    let tls: TLSContext?
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerAction
     private let state = Locked(State())
     /// Entered by the accept thread and each connection thread; `stop()` waits for it.
@@ -25,7 +26,8 @@ final class LoopbackServerCore: Sendable {
         var openSockets: [Int: TCPSocket] = [:]
     }
 
-    init(listener: TCPListener, tls: TLSContext, handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction) {
+    init(listener: TCPListener, tls: TLSContext?, handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerAction)
+    {
         self.listener = listener
         self.tls = tls
         self.handler = handler
@@ -43,7 +45,7 @@ final class LoopbackServerCore: Sendable {
             listener.close()
             threads.leave()
         }
-        thread.name = "LoopbackHTTPSServer accept :\(listener.port)"
+        thread.name = "\(serverName) accept :\(listener.port)"
         thread.start()
     }
 
@@ -80,6 +82,8 @@ final class LoopbackServerCore: Sendable {
         }
     }
 
+    private var serverName: String { tls == nil ? "LoopbackHTTPServer" : "LoopbackHTTPSServer" }
+
     private func acceptLoop() {
         while true {
             let socket: TCPSocket?
@@ -107,7 +111,7 @@ final class LoopbackServerCore: Sendable {
                 serve(socket, number: number)
             }
             thread.stackSize = Self.threadStackSize
-            thread.name = "LoopbackHTTPSServer connection \(number)"
+            thread.name = "\(serverName) connection \(number)"
             thread.start()
         }
     }
@@ -117,6 +121,9 @@ final class LoopbackServerCore: Sendable {
             _ = state.withLock { $0.openSockets.removeValue(forKey: number) }
             socket.close()
             threads.leave()
+        }
+        guard let tls else {
+            return HTTPServerConnection(connection: PlainServerStream(socket), number: number, core: self).run()
         }
         // A client that rejects the certificate, or never sends a ClientHello, ends here.
         guard let connection = try? TLSConnection.accept(socket, context: tls) else { return }

@@ -60,6 +60,8 @@ final class EmulatorEngine: Sendable {
             directive.fieldRewrites = members
         case .delay, .truncatedResponse, nil:
             break
+        case .endlessBody?, .oversizedBody?, .stallMidHeaders?, .endlessHeaders?:
+            return fault.flatMap { transportMisbehaviour($0, context) } ?? .closeConnection
         }
         var answered = answer(context, directive: directive)
         if let members = directive.fieldRewrites { answered.body = EmulatorRawJSON.rewrite(answered.body, members) }
@@ -71,6 +73,24 @@ final class EmulatorEngine: Sendable {
             return .respondPartially(response, bytes: max(1, response.serialized().count / 2))
         default:
             return .respond(response)
+        }
+    }
+
+    /// The server action of a transport fault (``EmulatorFault/endlessBody`` and the others of
+    /// its group), with the headers every Entra answer carries; `nil` for any other fault.
+    private func transportMisbehaviour(_ fault: EmulatorFault, _ context: EmulatorRequestContext) -> HTTPServerAction? {
+        let headers = decorate(.json(data: Data()), context).headers
+        switch fault {
+        case .endlessBody:
+            return .respondEndlessBody(headers: headers)
+        case .oversizedBody(let bytes, let chunked):
+            return .respondOversizedBody(bytes: bytes, chunked: chunked, headers: headers)
+        case .stallMidHeaders:
+            return .stallMidHead(headers: headers)
+        case .endlessHeaders:
+            return .respondEndlessHead()
+        default:
+            return nil
         }
     }
 

@@ -73,6 +73,21 @@ public enum EmulatorFault: Sendable, Hashable {
     /// a client must reject: the wrong nonce, audience or issuer, or expired.
     case alterIDToken(IDTokenAlteration)
 
+    // Transport misbehaviours: bodies and heads no client should hold in memory (see the
+    // ``HTTPServerAction`` cases they become).
+
+    /// A 200 JSON answer whose chunked body never ends (64 KiB chunks of spaces until the client
+    /// goes away or the emulator stops).
+    case endlessBody
+    /// A 200 JSON answer with a body of `bytes` spaces, with `Content-Length` or, when `chunked`,
+    /// in chunks with no length announced; generated while sending, never held in memory.
+    case oversizedBody(bytes: Int, chunked: Bool = false)
+    /// The status line and some headers of a 200 answer, then nothing until the client closes the
+    /// connection or the emulator stops (the head is never finished).
+    case stallMidHeaders
+    /// A status line followed by header fields forever (the head never ends).
+    case endlessHeaders
+
     /// What ``alterIDToken(_:)`` changes in the id token.
     public enum IDTokenAlteration: Sendable, Hashable {
         /// `nonce` set to this value (present even when the request had none).
