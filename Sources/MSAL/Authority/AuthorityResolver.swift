@@ -146,9 +146,10 @@ final class AuthorityResolver: Sendable {
                     }
                     let metadata = try InstanceDiscoveryParser.parse(
                         body, requestedEnvironment: environment, policy: policy, correlationId: correlationId)
-                    network = try authority.withEnvironment(
+                    let preferred = try authority.withEnvironment(
                         metadata.preferredNetwork(for: environment), correlationId: correlationId)
-                    try Self.checkPlainHTTPOrigin(network, configured: authority, correlationId: correlationId)
+                    try Self.checkPlainHTTPOrigin(preferred, configured: authority, correlationId: correlationId)
+                    network = preferred
                     cacheEnvironment = metadata.preferredCache(for: environment)
                     lookup = metadata.cacheLookupEnvironments(for: environment)
                     aliases = metadata.aliases(of: environment)
