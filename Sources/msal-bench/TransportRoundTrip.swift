@@ -33,7 +33,7 @@ enum TransportRoundTrip {
                 url: url.absoluteString,
                 method: "POST",
                 headers: [
-                    ("x-client-SKU", "MSAL.Linux.Swift"), ("x-client-Ver", "0.1.0"), ("x-client-OS", "6"),
+                    ("x-client-SKU", "MSAL.Linux.Swift"), ("x-client-Ver", LibraryInfo.version), ("x-client-OS", "6"),
                     ("x-client-CPU", "64"), ("client-request-id", UUID().uuidString),
                     ("return-client-request-id", "true"), ("Accept", "application/json"),
                     ("Content-Type", "application/x-www-form-urlencoded"),

@@ -3,7 +3,7 @@ import MSAL
 
 /// `msal`: parses the command line, runs the command, reports errors, and returns the exit code.
 enum Tool {
-    static let version = "0.1.0"
+    static var version: String { LibraryInfo.version }
 
     static let commands: [ToolCommand] = [
         LoginCommand.command, TokenCommand.command, AccountsCommand.command, LogoutCommand.command,

@@ -1,9 +1,10 @@
 import Foundation
 
 /// What the library reports about itself and its platform in request headers.
-enum LibraryInfo {
-    /// The library version, sent as `x-client-Ver`.
-    static let version = "0.1.0"
+package enum LibraryInfo {
+    /// The version of the package: the one place that holds it. Sent as `x-client-Ver`, printed
+    /// by `msal --version`, and named in CHANGELOG.md.
+    package static let version = "0.1.0"
 
     /// The SDK name, sent as `x-client-SKU`.
     static let sku = "MSAL.Linux.Swift"
