@@ -92,3 +92,30 @@ final class AppleURLErrorNumberTests: XCTestCase {
         XCTAssertEqual(CurlErrorMapping.urlErrorCode(for: error), -1103)
     }
 }
+
+/// Our table of Apple's numbers agrees with `URLError.Code`, which has Apple's values on Linux too.
+final class URLErrorCodeTests: XCTestCase {
+    func testEveryCodeIsURLErrorCodesValue() {
+        let expected: [URLErrorCode: URLError.Code] = [
+            .unknown: .unknown, .cancelled: .cancelled, .badURL: .badURL, .timedOut: .timedOut,
+            .unsupportedURL: .unsupportedURL, .cannotFindHost: .cannotFindHost,
+            .cannotConnectToHost: .cannotConnectToHost, .networkConnectionLost: .networkConnectionLost,
+            .notConnectedToInternet: .notConnectedToInternet, .badServerResponse: .badServerResponse,
+            .appTransportSecurityRequiresSecureConnection: .appTransportSecurityRequiresSecureConnection,
+            .dataLengthExceedsMaximum: .dataLengthExceedsMaximum, .secureConnectionFailed: .secureConnectionFailed,
+            .serverCertificateHasBadDate: .serverCertificateHasBadDate,
+            .serverCertificateUntrusted: .serverCertificateUntrusted,
+            .serverCertificateHasUnknownRoot: .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid: .serverCertificateNotYetValid,
+            .clientCertificateRejected: .clientCertificateRejected,
+            .clientCertificateRequired: .clientCertificateRequired,
+        ]
+        XCTAssertEqual(Set(expected.keys), Set(URLErrorCode.allCases))
+        for (ours, apple) in expected {
+            XCTAssertEqual(ours.rawValue, apple.rawValue, "\(ours)")
+        }
+        XCTAssertEqual(URLErrorCode.serverCertificateUntrusted.rawValue, -1202)
+        XCTAssertEqual(URLErrorCode.secureConnectionFailed.rawValue, -1200)
+        XCTAssertEqual(URLErrorCode.clientCertificateRequired.rawValue, -1206)
+    }
+}
