@@ -69,8 +69,8 @@ final class AdversarialTransportTests: FaultSuiteCase {
         }
         let elapsed = Date().timeIntervalSince(start)
         let growth = memory.growth()
-        XCTAssertLessThan(elapsed, 1.5, "refused as soon as the limit was passed", file: file, line: line)
-        XCTAssertLessThan(growth, 8 << 20, "the process grew by \(growth >> 10) KiB", file: file, line: line)
+        XCTAssertLessThan(elapsed, 1, "refused as soon as the limit was passed", file: file, line: line)
+        XCTAssertLessThan(growth, 6 << 20, "the process grew by \(growth >> 10) KiB", file: file, line: line)
         XCTAssertEqual(
             emulator.tokenRequestCount(grantType: .refreshToken), refreshes + 1, "never retried", file: file, line: line
         )
