@@ -16,7 +16,9 @@ final class ExitCodeTests: XCTestCase {
         XCTAssertEqual(ExitCode(for: msal(.userCanceled)), .userCanceled)
         XCTAssertEqual(ExitCode(for: msal(.internal)), .failure)
         XCTAssertEqual(ExitCode(for: msal(.serverProtectionPoliciesRequired)), .failure)
-        XCTAssertEqual(ExitCode(for: NSError(domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost)), .network)
+        XCTAssertEqual(
+            ExitCode(for: NSError(domain: NSURLErrorDomain, code: URLError.Code.cannotConnectToHost.rawValue)), .network
+        )
         XCTAssertEqual(ExitCode(for: msal(.internal, [MSALHTTPResponseCodeKey: "429"])), .throttled)
         XCTAssertEqual(ExitCode(for: msal(.internal, [MSALThrottlingCacheHitKey: 1])), .throttled)
         XCTAssertEqual(ExitCode(for: NSError(domain: "Other", code: 1)), .failure)

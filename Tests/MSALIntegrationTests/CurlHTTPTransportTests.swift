@@ -29,13 +29,15 @@ final class CurlHTTPTransportTests: XCTestCase {
     private func makeTransport(
         caFile: String? = nil,
         timeout: Double? = nil,
-        retries: Int = 1
+        retries: Int = 1,
+        maximumBodySize: Int? = nil
     ) throws -> CurlHTTPTransport {
         try CurlHTTPTransport(
             configuration: .init(
                 caFile: caFile ?? authority.certificateFile,
                 retryPolicy: RetryPolicy(retryCount: retries, retryInterval: 0.01),
-                timeout: timeout
+                timeout: timeout,
+                maximumResponseBodySize: maximumBodySize
             )
         )
     }
@@ -104,7 +106,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         XCTAssertEqual(decoded.map(\.value), parameters.map(\.1))
     }
 
-    func testLargeResponseArrivesWhole() async throws {
+    func testLargeResponseArrivesWholeUnderARaisedLimit() async throws {
         var pattern = Data(count: 8 << 20)
         pattern.withUnsafeMutableBytes { bytes in
             for index in stride(from: 0, to: bytes.count, by: 4096) {
@@ -114,7 +116,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         let payload = pattern
         let server = try makeServer { _ in .respond(HTTPServerResponse(status: 200, body: payload)) }
         defer { server.stop() }
-        let response = try await makeTransport().send(HTTPRequest(url: url(server, "big")))
+        let response = try await makeTransport(maximumBodySize: 8 << 20).send(HTTPRequest(url: url(server, "big")))
         XCTAssertEqual(response.body.count, payload.count)
         XCTAssertEqual(response.body, payload)
     }
@@ -196,6 +198,84 @@ final class CurlHTTPTransportTests: XCTestCase {
         }
     }
 
+    // MARK: Response limits
+
+    func testBodyOfExactlyTheLimitArrivesAndOneByteMoreIsRefusedWithOrWithoutALength() async throws {
+        let server = try makeServer { request in
+            let size = request.path.hasSuffix("over") ? 4097 : 4096
+            return .respondOversizedBody(bytes: size, chunked: request.path.hasPrefix("/chunked"))
+        }
+        defer { server.stop() }
+        let transport = try makeTransport(maximumBodySize: 4096)
+        for framing in ["length", "chunked"] {
+            let fits = try await transport.send(HTTPRequest(url: url(server, "\(framing)")))
+            XCTAssertEqual(fits.body.count, 4096, framing)
+            let code = await failureCode(transport, HTTPRequest(url: url(server, "\(framing)-over")))
+            XCTAssertEqual(code, -1103, framing)
+        }
+        XCTAssertEqual(server.requestCount, 4, "a refused response is not retried")
+    }
+
+    func testTheLimitIsReadFromTheGlobalConfigurationAtEachRequest() async throws {
+        defer { MSALGlobalConfig.httpConfig.maximumResponseBodySize = 1 << 20 }
+        XCTAssertEqual(MSALGlobalConfig.httpConfig.maximumResponseBodySize, 1_048_576, "the documented default")
+        let server = try makeServer { _ in .respondOversizedBody(bytes: 2 << 20) }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        let refused = await failureCode(transport, HTTPRequest(url: url(server, "two-mib")))
+        XCTAssertEqual(refused, -1103)
+        MSALGlobalConfig.httpConfig.maximumResponseBodySize = 3 << 20
+        let response = try await transport.send(HTTPRequest(url: url(server, "two-mib")))
+        XCTAssertEqual(response.body.count, 2 << 20)
+        MSALGlobalConfig.httpConfig.maximumResponseBodySize = 0
+        XCTAssertEqual(MSALGlobalConfig.httpConfig.maximumResponseBodySize, 1 << 20, "0 restores the default")
+    }
+
+    func testRefusalNamesTheLimitAndTheURLWithoutItsQuery() async throws {
+        let server = try makeServer { _ in .respondEndlessBody() }
+        defer { server.stop() }
+        do {
+            _ = try await makeTransport(maximumBodySize: 10_000).send(
+                HTTPRequest(url: URL(string: "\(server.baseURL)/endless?code=secret-code")!))
+            XCTFail("an endless body was accepted")
+        } catch {
+            let error = error as NSError
+            XCTAssertEqual(error.code, -1103)
+            XCTAssertEqual(error.code, URLError.Code.dataLengthExceedsMaximum.rawValue)
+            XCTAssertEqual(error.userInfo[MSALCurlErrorCodeKey] as? Int, 63)
+            let description = error.localizedDescription
+            XCTAssertTrue(description.contains("\(server.baseURL)/endless"), description)
+            XCTAssertTrue(description.contains("10000 bytes"), description)
+            XCTAssertTrue(description.contains("maximumResponseBodySize"), description)
+            XCTAssertFalse(description.contains("secret-code"), description)
+        }
+    }
+
+    func testHeadersOverTheirLimitAreRefused() async throws {
+        let server = try makeServer { request in
+            if request.path == "/endless" { return .respondEndlessHead() }
+            if request.path == "/small" { return .respond(.json(["ok": true])) }
+            var headers = HTTPServerHeaders()
+            for index in 0..<700 { headers.add("X-Many-\(index)", String(repeating: "h", count: 90)) }
+            return .respond(HTTPServerResponse(headers: headers, body: Data("{}".utf8)))
+        }
+        defer { server.stop() }
+        let transport = try makeTransport()
+        for path in ["endless", "many"] {
+            do {
+                _ = try await transport.send(HTTPRequest(url: url(server, path)))
+                XCTFail("\(path): headers over 64 KiB were accepted")
+            } catch {
+                let error = error as NSError
+                XCTAssertEqual(error.code, -1103, "\(path): \(error)")
+                XCTAssertTrue(error.localizedDescription.contains("65536 bytes"), error.localizedDescription)
+            }
+        }
+        XCTAssertEqual(server.requestCount, 2)
+        let small = try await transport.send(HTTPRequest(url: url(server, "small")))
+        XCTAssertEqual(small.statusCode, 200, "the server and the transport go on")
+    }
+
     // MARK: TLS failures
 
     func testCertificateFromUnknownAuthorityIsUntrusted() async throws {
@@ -204,7 +284,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         let otherAuthority = try TestCertificateAuthority()
         let transport = try makeTransport(caFile: otherAuthority.certificateFile)
         let code = await failureCode(transport, HTTPRequest(url: url(server, "x")))
-        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+        XCTAssertEqual(code, URLError.Code.serverCertificateUntrusted.rawValue)
         XCTAssertEqual(server.requestCount, 0)
     }
 
@@ -213,7 +293,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         defer { server.stop() }
         let transport = try CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 0)))
         let code = await failureCode(transport, HTTPRequest(url: url(server, "x")))
-        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+        XCTAssertEqual(code, URLError.Code.serverCertificateUntrusted.rawValue)
     }
 
     func testWrongHostNameIsUntrusted() async throws {
@@ -221,7 +301,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         let server = try makeServer(certificate: certificate) { _ in Self.ok }
         defer { server.stop() }
         let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "x")))
-        XCTAssertEqual(code, NSURLErrorServerCertificateUntrusted)
+        XCTAssertEqual(code, URLError.Code.serverCertificateUntrusted.rawValue)
         XCTAssertEqual(server.requestCount, 0)
     }
 
@@ -233,7 +313,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         let server = try makeServer(certificate: certificate) { _ in Self.ok }
         defer { server.stop() }
         let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "x")))
-        XCTAssertEqual(code, NSURLErrorServerCertificateHasBadDate)
+        XCTAssertEqual(code, URLError.Code.serverCertificateHasBadDate.rawValue)
     }
 
     // MARK: Network failures
@@ -243,13 +323,13 @@ final class CurlHTTPTransportTests: XCTestCase {
         let closedURL = url(server, "x")
         server.stop()
         let code = await failureCode(try makeTransport(), HTTPRequest(url: closedURL))
-        XCTAssertEqual(code, NSURLErrorCannotConnectToHost)
+        XCTAssertEqual(code, URLError.Code.cannotConnectToHost.rawValue)
     }
 
     func testUnknownHostCannotBeFound() async throws {
         let transport = try makeTransport()
         let code = await failureCode(transport, HTTPRequest(url: URL(string: "https://nothing-here.invalid/x")!))
-        XCTAssertEqual(code, NSURLErrorCannotFindHost)
+        XCTAssertEqual(code, URLError.Code.cannotFindHost.rawValue)
     }
 
     func testStalledServerTimesOutAndIsRetriedOnce() async throws {
@@ -257,7 +337,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         defer { server.stop() }
         let start = Date()
         let code = await failureCode(try makeTransport(timeout: 0.3), HTTPRequest(url: url(server, "slow")))
-        XCTAssertEqual(code, NSURLErrorTimedOut)
+        XCTAssertEqual(code, URLError.Code.timedOut.rawValue)
         XCTAssertLessThan(Date().timeIntervalSince(start), 2.5)
         XCTAssertEqual(server.requestCount, 2)
     }
@@ -266,7 +346,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         let server = try makeServer { _ in .closeConnection }
         defer { server.stop() }
         let code = await failureCode(try makeTransport(), HTTPRequest(url: url(server, "drop")))
-        XCTAssertEqual(code, NSURLErrorNetworkConnectionLost)
+        XCTAssertEqual(code, URLError.Code.networkConnectionLost.rawValue)
         XCTAssertEqual(server.requestCount, 2)
     }
 
@@ -276,7 +356,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         }
         defer { server.stop() }
         let code = await failureCode(try makeTransport(retries: 0), HTTPRequest(url: url(server, "partial")))
-        XCTAssertEqual(code, NSURLErrorNetworkConnectionLost)
+        XCTAssertEqual(code, URLError.Code.networkConnectionLost.rawValue)
     }
 
     func testMalformedHTTPIsABadServerResponseAndTheServerKeepsServing() async throws {
@@ -291,7 +371,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         defer { server.stop() }
         let transport = try makeTransport()
         let code = await failureCode(transport, HTTPRequest(url: url(server, "garbage")))
-        XCTAssertEqual(code, NSURLErrorBadServerResponse)
+        XCTAssertEqual(code, URLError.Code.badServerResponse.rawValue)
         let response = try await transport.send(HTTPRequest(url: url(server, "fine")))
         XCTAssertEqual(response.statusCode, 200)
     }
@@ -391,7 +471,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         } catch {
             let nsError = error as NSError
             XCTAssertEqual(nsError.domain, NSURLErrorDomain)
-            XCTAssertEqual(nsError.code, NSURLErrorCancelled)
+            XCTAssertEqual(nsError.code, URLError.Code.cancelled.rawValue)
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 1)
     }
@@ -409,7 +489,7 @@ final class CurlHTTPTransportTests: XCTestCase {
             _ = try await task.value
             XCTFail("expected cancellation")
         } catch {
-            XCTAssertEqual((error as NSError).code, NSURLErrorCancelled)
+            XCTAssertEqual((error as NSError).code, URLError.Code.cancelled.rawValue)
         }
         XCTAssertEqual(server.requestCount, 0)
     }

@@ -56,6 +56,20 @@ final class ApplicationContext: Sendable {
         throttling = ThrottlingCache(now: now)
     }
 
+    /// How the application's transport is set up: its trust (the configured CA file), the test
+    /// host redirections of ``MSALHTTPConfig/connectTo``, and the plain-HTTP origins a
+    /// credential may go to, those of the loopback `http` authorities listed in
+    /// `knownAuthorities` (none otherwise).
+    static func transportConfiguration(for configuration: MSALPublicClientApplicationConfig.Values)
+        -> CurlHTTPTransport.Configuration
+    {
+        CurlHTTPTransport.Configuration(
+            caFile: configuration.certificateAuthorityFile,
+            connectTo: MSALGlobalConfig.httpConfig.connectTo,
+            plainHTTPOrigins: PlainHTTPPolicy.allowedOrigins(
+                knownAuthorities: configuration.knownAuthorities.map(\.model)))
+    }
+
     /// Runs `body` holding the cross-process refresh lock for `key` (when the cache is a file).
     func withRefreshLock<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
         guard let refreshLock else { return try await body() }

@@ -3,12 +3,14 @@ import MSALNative
 /// HTTP settings shared by every request the library sends.
 ///
 /// The defaults match MSAL for iOS/macOS: one retry, half a second apart, and a 300-second
-/// request timeout. Read by the transport when each request starts.
+/// request timeout; responses are bounded (1 MiB of body, 64 KiB of headers). Read by the
+/// transport when each request starts.
 public final class MSALHTTPConfig: Sendable {
     private struct Values {
         var retryCount = 1
         var retryInterval: Double = 0.5
         var timeoutIntervalForRequest: Double = 300
+        var maximumResponseBodySize = MSALHTTPConfig.defaultMaximumResponseBodySize
         var connectTo: [String] = []
     }
 
@@ -37,6 +39,27 @@ public final class MSALHTTPConfig: Sendable {
         get { values.withLock { $0.timeoutIntervalForRequest } }
         set { values.withLock { $0.timeoutIntervalForRequest = newValue > 0 ? newValue : 300 } }
     }
+
+    /// The largest response body accepted from a server, in bytes (after content decoding).
+    /// Default 1 MiB (1,048,576), far above any discovery, key set, device code or token answer.
+    ///
+    /// A larger body is refused while it is received, so memory stays bounded whatever a server
+    /// sends (an endless or huge answer stops at the limit, at once): the request fails with
+    /// `NSURLErrorDomain` code -1103 (`URLError.Code.dataLengthExceedsMaximum`), naming the limit
+    /// and the URL, and is not retried. A body announced larger (`Content-Length`) is refused
+    /// before it is read. Response headers are bounded too, at 64 KiB in all (same error).
+    /// Values below 1 restore the default.
+    public var maximumResponseBodySize: Int {
+        get { values.withLock { $0.maximumResponseBodySize } }
+        set {
+            values.withLock {
+                $0.maximumResponseBodySize = newValue > 0 ? newValue : MSALHTTPConfig.defaultMaximumResponseBodySize
+            }
+        }
+    }
+
+    /// The default of ``maximumResponseBodySize``: 1 MiB.
+    static let defaultMaximumResponseBodySize = 1 << 20
 
     /// Host redirections, `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` (curl's `CONNECT_TO`):
     /// requests for `https://HOST:PORT/...` connect to the other address while TLS still verifies

@@ -45,9 +45,7 @@ public final class MSALPublicClientApplication: Sendable {
                 "cacheConfig.encryptionKey must be 32 bytes (AES-256); it has \(key.count). "
                     + "Generate 32 random bytes once and keep them in your secret store.")
         }
-        let transport = try CurlHTTPTransport(
-            configuration: .init(
-                caFile: values.certificateAuthorityFile, connectTo: MSALGlobalConfig.httpConfig.connectTo))
+        let transport = try CurlHTTPTransport(configuration: ApplicationContext.transportConfiguration(for: values))
         self.configuration = copy
         self.context = ApplicationContext(configuration: values, transport: transport, now: now)
     }

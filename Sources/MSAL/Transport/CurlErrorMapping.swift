@@ -2,7 +2,8 @@ import Foundation
 import MSALNative
 
 /// Turns a libcurl failure into the `NSURLErrorDomain` error an app written for MSAL on Apple
-/// platforms expects, with curl's own code and message kept in userInfo.
+/// platforms expects (with Apple's numbers, ``URLErrorCode``), with curl's own code and message
+/// kept in userInfo.
 enum CurlErrorMapping {
     // CURLcode values (curl/curl.h), as numbers so this layer needs no C import.
     private static let unsupportedProtocol = 1
@@ -19,6 +20,9 @@ enum CurlErrorMapping {
     private static let receiveError = 56
     private static let peerFailedVerification = 60
     private static let badContentEncoding = 61
+    /// `CURLE_FILESIZE_EXCEEDED`: also what the transfer reports when our callbacks stop a
+    /// response over its limits.
+    private static let fileSizeExceeded = 63
     private static let sslCACertBadFile = 77
     private static let http2Error = 16
     private static let http2Stream = 92
@@ -30,60 +34,71 @@ enum CurlErrorMapping {
     // errno values that mean the network itself is unreachable.
     private static let networkUnreachableErrnos: Set<Int> = [Int(ENETUNREACH), Int(ENETDOWN)]
 
-    /// The Foundation code that fits `error`.
+    /// The `NSURLErrorDomain` code that fits `error`, Apple's number.
     static func urlErrorCode(for error: CurlError) -> Int {
-        if error.isCancellation { return NSURLErrorCancelled }
+        code(for: error).rawValue
+    }
+
+    /// The ``URLErrorCode`` that fits `error`.
+    static func code(for error: CurlError) -> URLErrorCode {
+        if error.isCancellation { return .cancelled }
         switch error.code {
         case couldNotResolveHost, couldNotResolveProxy:
-            return NSURLErrorCannotFindHost
+            return .cannotFindHost
         case couldNotConnect:
             return networkUnreachableErrnos.contains(error.osErrno)
-                ? NSURLErrorNotConnectedToInternet : NSURLErrorCannotConnectToHost
+                ? .notConnectedToInternet : .cannotConnectToHost
         case operationTimedOut:
-            return NSURLErrorTimedOut
+            return .timedOut
         case sendError, receiveError, gotNothing, partialFile, http2Stream:
-            return NSURLErrorNetworkConnectionLost
+            return .networkConnectionLost
         case peerFailedVerification:
             switch error.certificateVerifyResult {
-            case certificateHasExpired: return NSURLErrorServerCertificateHasBadDate
-            case certificateNotYetValid: return NSURLErrorServerCertificateNotYetValid
-            default: return NSURLErrorServerCertificateUntrusted
+            case certificateHasExpired: return .serverCertificateHasBadDate
+            case certificateNotYetValid: return .serverCertificateNotYetValid
+            default: return .serverCertificateUntrusted
             }
         case sslConnectError, sslCACertBadFile:
-            return NSURLErrorSecureConnectionFailed
+            return .secureConnectionFailed
         case unsupportedProtocol:
             // Also what curl reports for a reply that is not HTTP at all ("HTTP/0.9 not allowed").
-            return error.message.contains("HTTP/0.9") ? NSURLErrorBadServerResponse : NSURLErrorUnsupportedURL
+            return error.message.contains("HTTP/0.9") ? .badServerResponse : .unsupportedURL
         case urlMalformed:
-            return NSURLErrorBadURL
+            return .badURL
         case weirdServerReply, badContentEncoding, http2Error:
-            return NSURLErrorBadServerResponse
+            return .badServerResponse
+        case fileSizeExceeded:
+            return .dataLengthExceedsMaximum
         default:
-            return NSURLErrorUnknown
+            return .unknown
         }
     }
 
     /// The `NSURLErrorDomain` error for `error` on a request to `url`.
     static func urlError(for error: CurlError, url: URL, correlationId: UUID) -> NSError {
-        let code = urlErrorCode(for: error)
+        let code = code(for: error)
         let failingURL = url.withoutQuery
         let description: String
         switch code {
-        case NSURLErrorCancelled:
+        case .cancelled:
             description = "The request to \(failingURL) was cancelled."
-        case NSURLErrorTimedOut:
+        case .timedOut:
             description = "The request to \(failingURL) timed out (\(error.message))."
-        case NSURLErrorServerCertificateUntrusted, NSURLErrorServerCertificateHasBadDate,
-            NSURLErrorServerCertificateNotYetValid:
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid:
             description =
                 "The server certificate of \(failingURL) could not be verified (\(error.message)). "
                 + "If it is signed by a private certificate authority, configure its PEM file."
+        case .dataLengthExceedsMaximum:
+            description =
+                "The response from \(failingURL) was refused: \(error.message)."
+                + (error.exceededLimit?.isBody == true ? " The limit is MSALHTTPConfig.maximumResponseBodySize." : "")
         default:
             description = "The request to \(failingURL) failed: \(error.message)."
         }
         return NSError(
             domain: NSURLErrorDomain,
-            code: code,
+            code: code.rawValue,
             userInfo: [
                 NSLocalizedDescriptionKey: description,
                 NSURLErrorFailingURLErrorKey: URL(string: failingURL) ?? url,
@@ -92,6 +107,14 @@ enum CurlErrorMapping {
                 MSALCorrelationIDKey: correlationId.uuidString,
             ]
         )
+    }
+}
+
+extension CurlError.ResponseLimit {
+    /// Whether this is the body limit.
+    fileprivate var isBody: Bool {
+        if case .body = self { return true }
+        return false
     }
 }
 

@@ -2,7 +2,8 @@ import Foundation
 import MSALNative
 
 /// The library's HTTP transport: libcurl with TLS verification always on, kept-alive
-/// connections, MSAL's retry policy, and failures as `NSURLErrorDomain` errors.
+/// connections, MSAL's retry policy, bounded responses, no credential over plain HTTP
+/// (``PlainHTTPPolicy``), and failures as `NSURLErrorDomain` errors with Apple's numbers.
 final class CurlHTTPTransport: HTTPTransport {
     /// How the transport is set up.
     struct Configuration: Sendable {
@@ -19,28 +20,44 @@ final class CurlHTTPTransport: HTTPTransport {
         var timeout: Double?
         /// The longest connecting (TCP and TLS) may take, capped by the request timeout.
         var connectTimeout: Double
+        /// The largest response body accepted; `nil` reads
+        /// ``MSALHTTPConfig/maximumResponseBodySize`` at each request.
+        var maximumResponseBodySize: Int?
+        /// The largest response head accepted (status line and header fields), in bytes.
+        var maximumResponseHeaderSize: Int
+        /// The plain-HTTP origins a request carrying a credential may go to: those of the
+        /// loopback authorities the application listed as known (``PlainHTTPPolicy``).
+        var plainHTTPOrigins: Set<HTTPOrigin>
 
         init(
             caFile: String? = nil,
             connectTo: [String] = [],
             retryPolicy: RetryPolicy? = nil,
             timeout: Double? = nil,
-            connectTimeout: Double = 30
+            connectTimeout: Double = 30,
+            maximumResponseBodySize: Int? = nil,
+            maximumResponseHeaderSize: Int = CurlRequest.defaultMaximumHeaderSize,
+            plainHTTPOrigins: Set<HTTPOrigin> = []
         ) {
             self.caFile = caFile
             self.connectTo = connectTo
             self.retryPolicy = retryPolicy
             self.timeout = timeout
             self.connectTimeout = connectTimeout
+            self.maximumResponseBodySize = maximumResponseBodySize
+            self.maximumResponseHeaderSize = maximumResponseHeaderSize
+            self.plainHTTPOrigins = plainHTTPOrigins
         }
     }
 
     let configuration: Configuration
+    private let plainHTTPPolicy: PlainHTTPPolicy
     private let client: CurlClient
 
     /// - Throws: an `MSALErrorDomain` error when libcurl cannot be initialised.
     init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
+        plainHTTPPolicy = PlainHTTPPolicy(allowedOrigins: configuration.plainHTTPOrigins)
         do {
             client = try CurlClient()
         } catch {
@@ -52,6 +69,13 @@ final class CurlHTTPTransport: HTTPTransport {
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard plainHTTPPolicy.decision(for: request) == .send else {
+            let refusal = PlainHTTPPolicy.refusal(for: request)
+            Log.error(
+                "Refused \(request.method.rawValue) \(redacting: request.url.withoutQuery): a credential to a URL that is not https (NSURLError \(refusal.code))",
+                correlationId: request.correlationId)
+            throw refusal
+        }
         let policy = configuration.retryPolicy ?? .global
         let curlRequest = makeCurlRequest(request)
         var target: String { "\(request.method.rawValue) \(request.url.host ?? "")" }
@@ -93,7 +117,7 @@ final class CurlHTTPTransport: HTTPTransport {
             case .failure(let error):
                 let urlError = CurlErrorMapping.urlError(
                     for: error, url: request.url, correlationId: request.correlationId)
-                if urlError.code == NSURLErrorCancelled {
+                if urlError.code == URLErrorCode.cancelled.rawValue {
                     Log.info("\(target) was cancelled", correlationId: request.correlationId)
                     throw urlError
                 }
@@ -116,7 +140,9 @@ final class CurlHTTPTransport: HTTPTransport {
     }
 
     private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
-        let timeout = configuration.timeout ?? MSALGlobalConfig.httpConfig.timeoutIntervalForRequest
+        let httpConfig = MSALGlobalConfig.httpConfig
+        let timeout = configuration.timeout ?? httpConfig.timeoutIntervalForRequest
+        let maximumBodySize = configuration.maximumResponseBodySize ?? httpConfig.maximumResponseBodySize
         // The correlation header goes last: it is the one that changes with every request, and
         // the curl handle keeps the header nodes before the first that changed.
         var headers = LibraryInfo.clientHeaders
@@ -135,7 +161,9 @@ final class CurlHTTPTransport: HTTPTransport {
             caFile: configuration.caFile,
             connectTo: configuration.connectTo,
             connectTimeout: min(configuration.connectTimeout, timeout),
-            timeout: timeout
+            timeout: timeout,
+            maximumBodySize: maximumBodySize,
+            maximumHeaderSize: configuration.maximumResponseHeaderSize
         )
     }
 

@@ -5,6 +5,6 @@ protocol HTTPTransport: Sendable {
     /// the transport's policy).
     ///
     /// - Throws: an `NSError` in `NSURLErrorDomain` when no response could be obtained, with
-    ///   `NSURLErrorCancelled` when the calling task was cancelled.
+    ///   ``URLErrorCode/cancelled`` (-999) when the calling task was cancelled.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }

@@ -7,7 +7,7 @@ import Foundation
 struct RetryPolicy: Sendable {
     var retryCount: Int
     var retryInterval: Double
-    /// The wait after `NSURLErrorNotConnectedToInternet`.
+    /// The wait after ``URLErrorCode/notConnectedToInternet`` (-1009).
     var notConnectedInterval: Double
 
     init(retryCount: Int = 1, retryInterval: Double = 0.5, notConnectedInterval: Double = 2.0) {
@@ -24,11 +24,11 @@ struct RetryPolicy: Sendable {
 
     /// Network failures worth one more attempt.
     static let retriedURLErrorCodes: Set<Int> = [
-        NSURLErrorTimedOut,
-        NSURLErrorCannotFindHost,
-        NSURLErrorCannotConnectToHost,
-        NSURLErrorNetworkConnectionLost,
-        NSURLErrorNotConnectedToInternet,
+        URLErrorCode.timedOut.rawValue,
+        URLErrorCode.cannotFindHost.rawValue,
+        URLErrorCode.cannotConnectToHost.rawValue,
+        URLErrorCode.networkConnectionLost.rawValue,
+        URLErrorCode.notConnectedToInternet.rawValue,
     ]
 
     /// Seconds to wait before sending again after a response with `statusCode`, or `nil` for no retry.
@@ -41,6 +41,7 @@ struct RetryPolicy: Sendable {
     /// (an `NSURLErrorDomain` code), or `nil` for no retry.
     func delay(afterURLError code: Int, retriesSoFar: Int) -> Double? {
         guard retriesSoFar < retryCount, Self.retriedURLErrorCodes.contains(code) else { return nil }
-        return code == NSURLErrorNotConnectedToInternet ? max(retryInterval, notConnectedInterval) : retryInterval
+        return code == URLErrorCode.notConnectedToInternet.rawValue
+            ? max(retryInterval, notConnectedInterval) : retryInterval
     }
 }

@@ -19,8 +19,7 @@ package final class CurlBlockingEasy {
 
     /// Performs the request once, blocking, and returns the whole response.
     package func performReturningResponse() throws(CurlError) -> CurlResponse {
-        easy.responseBody.removeAll(keepingCapacity: true)
-        easy.responseHeaders.removeAll(keepingCapacity: true)
+        easy.clearResponse()
         let code = curl_easy_perform(easy.handle)
         guard code == CURLE_OK else { throw easy.error(code: code) }
         return easy.response()

@@ -16,6 +16,14 @@ final class CurlEasyHandle {
     private var bodyBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var responseBody: [UInt8] = []
     var responseHeaders: [(name: String, value: String)] = []
+    /// The current transfer's limits (``CurlRequest/maximumBodySize`` and
+    /// ``CurlRequest/maximumHeaderSize``), read by the callbacks.
+    var bodyLimit = CurlRequest.defaultMaximumBodySize
+    var headerLimit = CurlRequest.defaultMaximumHeaderSize
+    /// Bytes of response head received so far in the current transfer.
+    var headerBytes = 0
+    /// Set by a callback that stopped the transfer because a limit was passed.
+    var exceededLimit: CurlError.ResponseLimit?
     /// The options of the last ``configure(for:userData:)`` that do not change from one request
     /// to the next of the same client; `nil` after ``reset()``.
     private var standingOptions: StandingOptions?
@@ -29,6 +37,7 @@ final class CurlEasyHandle {
         var connectTo: [String]
         var connectTimeout: Double
         var timeout: Double
+        var maximumBodySize: Int
         var userData: UnsafeMutableRawPointer
 
         init(_ request: CurlRequest, hasBody: Bool, userData: UnsafeMutableRawPointer) {
@@ -38,14 +47,15 @@ final class CurlEasyHandle {
             connectTo = request.connectTo
             connectTimeout = request.connectTimeout
             timeout = request.timeout
+            maximumBodySize = request.maximumBodySize
             self.userData = userData
         }
 
         /// Whether `request` needs exactly these options (compared in place, without copies).
         func fit(_ request: CurlRequest, hasBody: Bool, userData: UnsafeMutableRawPointer) -> Bool {
             self.hasBody == hasBody && self.userData == userData && connectTimeout == request.connectTimeout
-                && timeout == request.timeout && method == request.method && caFile == request.caFile
-                && connectTo == request.connectTo
+                && timeout == request.timeout && maximumBodySize == request.maximumBodySize
+                && method == request.method && caFile == request.caFile && connectTo == request.connectTo
         }
     }
 
@@ -80,7 +90,18 @@ final class CurlEasyHandle {
         errorBuffer[0] = 0
         responseBody = []
         responseHeaders = []
+        headerBytes = 0
+        exceededLimit = nil
         standingOptions = nil
+    }
+
+    /// Forgets the previous transfer's response (keeping the buffers' capacity) and what its
+    /// callbacks counted, before the next transfer on the handle.
+    func clearResponse() {
+        responseBody.removeAll(keepingCapacity: true)
+        responseHeaders.removeAll(keepingCapacity: true)
+        headerBytes = 0
+        exceededLimit = nil
     }
 
     /// Applies every option of `request`. When the handle's previous request had the same
@@ -91,8 +112,9 @@ final class CurlEasyHandle {
         // A POST always sends a body (possibly empty); without one curl would read stdin.
         let body = request.body ?? (request.method == "POST" ? [] : nil)
         errorBuffer[0] = 0
-        responseBody.removeAll(keepingCapacity: true)
-        responseHeaders.removeAll(keepingCapacity: true)
+        clearResponse()
+        bodyLimit = max(0, request.maximumBodySize)
+        headerLimit = max(0, request.maximumHeaderSize)
         if standingOptions?.fit(request, hasBody: body != nil, userData: userData) != true {
             if standingOptions != nil { reset() }
             try setStandingOptions(for: request, body: body, userData: userData)
@@ -200,6 +222,9 @@ final class CurlEasyHandle {
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
+        // A body announced larger than the limit is refused before its first byte; the write
+        // callback enforces the limit on bodies without a length (or with a false one).
+        try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(max(0, request.maximumBodySize)))
         switch (request.method, body) {
         case ("GET", nil):
             try set(CURLOPT_HTTPGET, 1)
@@ -229,6 +254,15 @@ final class CurlEasyHandle {
 
     /// The error for a failed transfer with result `code`.
     func error(code: CURLcode) -> CurlError {
+        if code == CURLE_FILESIZE_EXCEEDED, exceededLimit == nil { exceededLimit = .body(bodyLimit) }
+        if let exceededLimit {
+            let message =
+                switch exceededLimit {
+                case .body(let limit): "the response body is larger than the limit of \(limit) bytes"
+                case .headers(let limit): "the response headers are larger than the limit of \(limit) bytes"
+                }
+            return CurlError(code: CurlError.fileSizeExceededCode, message: message, exceededLimit: exceededLimit)
+        }
         var osErrno = 0
         getInfo(CURLINFO_OS_ERRNO, &osErrno)
         var verifyResult = 0
@@ -279,21 +313,32 @@ final class CurlEasyHandle {
     }
 }
 
-/// CURLOPT_WRITEFUNCTION: appends body bytes to the handle's buffer.
+/// CURLOPT_WRITEFUNCTION: appends body bytes to the handle's buffer, or stops the transfer (by
+/// taking none of them) when they would pass the body limit.
 private let curlWriteBody: cmsal_curl_data_callback = { data, size, count, userData in
     let length = size * count
     guard let data, let userData else { return length }
     let easy = Unmanaged<CurlEasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    guard length <= easy.bodyLimit - easy.responseBody.count else {
+        easy.exceededLimit = .body(easy.bodyLimit)
+        return 0
+    }
     easy.responseBody.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
     return length
 }
 
 /// CURLOPT_HEADERFUNCTION: collects header lines; a status line starts a new response
-/// (interim `100 Continue` responses are discarded this way).
+/// (interim `100 Continue` responses are discarded this way). Stops the transfer when the heads
+/// of the exchange pass the header limit together.
 private let curlWriteHeader: cmsal_curl_data_callback = { data, size, count, userData in
     let length = size * count
     guard let data, let userData else { return length }
     let easy = Unmanaged<CurlEasyHandle>.fromOpaque(userData).takeUnretainedValue()
+    easy.headerBytes += length
+    guard easy.headerBytes <= easy.headerLimit else {
+        easy.exceededLimit = .headers(easy.headerLimit)
+        return 0
+    }
     let line = UnsafeRawBufferPointer(start: data, count: length)
     if line.starts(with: "HTTP/".utf8) {
         easy.responseHeaders.removeAll(keepingCapacity: true)

@@ -20,6 +20,17 @@ package struct CurlRequest: Sendable {
     package var connectTimeout: Double
     /// The most seconds for the whole exchange.
     package var timeout: Double
+    /// The largest response body accepted, in bytes (after content decoding). A larger body is
+    /// refused as soon as it is announced (`Content-Length`) or its bytes pass the limit: the
+    /// exchange fails with ``CurlError/exceededLimit`` set, and at most this much is buffered.
+    package var maximumBodySize: Int
+    /// The largest response head accepted, status lines and header fields together, in bytes.
+    package var maximumHeaderSize: Int
+
+    /// The default ``maximumBodySize``: 1 MiB.
+    package static let defaultMaximumBodySize = 1 << 20
+    /// The default ``maximumHeaderSize``: 64 KiB.
+    package static let defaultMaximumHeaderSize = 64 << 10
 
     package init(
         url: String,
@@ -29,7 +40,9 @@ package struct CurlRequest: Sendable {
         caFile: String? = nil,
         connectTo: [String] = [],
         connectTimeout: Double = 30,
-        timeout: Double = 300
+        timeout: Double = 300,
+        maximumBodySize: Int = CurlRequest.defaultMaximumBodySize,
+        maximumHeaderSize: Int = CurlRequest.defaultMaximumHeaderSize
     ) {
         self.url = url
         self.method = method
@@ -39,6 +52,8 @@ package struct CurlRequest: Sendable {
         self.connectTo = connectTo
         self.connectTimeout = connectTimeout
         self.timeout = timeout
+        self.maximumBodySize = maximumBodySize
+        self.maximumHeaderSize = maximumHeaderSize
     }
 }
 
@@ -64,13 +79,31 @@ package struct CurlError: Error, Sendable, CustomStringConvertible {
     package var osErrno: Int
     /// OpenSSL's certificate verification result (`X509_V_ERR_*`), 0 when verification passed or did not run.
     package var certificateVerifyResult: Int
+    /// The limit of ``CurlRequest`` the response passed, when that is why the exchange stopped
+    /// (``code`` is then ``fileSizeExceededCode``).
+    package var exceededLimit: ResponseLimit?
 
-    package init(code: Int, message: String, osErrno: Int = 0, certificateVerifyResult: Int = 0) {
+    /// A bound on what a response may make the client hold.
+    package enum ResponseLimit: Sendable, Equatable {
+        /// ``CurlRequest/maximumBodySize``, in bytes.
+        case body(Int)
+        /// ``CurlRequest/maximumHeaderSize``, in bytes.
+        case headers(Int)
+    }
+
+    package init(
+        code: Int, message: String, osErrno: Int = 0, certificateVerifyResult: Int = 0,
+        exceededLimit: ResponseLimit? = nil
+    ) {
         self.code = code
         self.message = message
         self.osErrno = osErrno
         self.certificateVerifyResult = certificateVerifyResult
+        self.exceededLimit = exceededLimit
     }
+
+    /// `CURLE_FILESIZE_EXCEEDED`, the code of an exchange stopped by a response limit.
+    package static let fileSizeExceededCode = 63
 
     /// The error of a transfer cancelled by its caller.
     package static let cancelled = CurlError(code: cancelledCode, message: "The request was cancelled")

@@ -217,7 +217,7 @@ final class AuthorityResolverTests: XCTestCase {
             XCTFail("expected a network error")
         } catch {
             XCTAssertEqual((error as NSError).domain, NSURLErrorDomain)
-            XCTAssertEqual((error as NSError).code, NSURLErrorCannotConnectToHost)
+            XCTAssertEqual((error as NSError).code, URLError.Code.cannotConnectToHost.rawValue)
         }
     }
 

@@ -40,7 +40,7 @@ final class FaultLoadTests: FaultSuiteCase {
             return error.code == MSALError.internal.rawValue
                 && error.userInfo[MSALInternalErrorCodeKey] as? Int == -42007
         case NSURLErrorDomain:
-            return error.code == NSURLErrorNetworkConnectionLost
+            return error.code == URLError.Code.networkConnectionLost.rawValue
         default:
             return false
         }

@@ -16,7 +16,7 @@ final class FaultNetworkTests: FaultSuiteCase {
 
         let before = CacheSnapshot.read(cacheFile)
         emulator.inject(.truncatedResponse, at: .token, count: 2, grantType: .refreshToken)
-        let error = await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorNetworkConnectionLost) {
+        let error = await assertFailure(domain: NSURLErrorDomain, code: URLError.Code.networkConnectionLost.rawValue) {
             _ = try await self.app.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         XCTAssertNotNil(error?.userInfo[NSUnderlyingErrorKey] ?? error?.userInfo[NSLocalizedDescriptionKey])
@@ -33,7 +33,7 @@ final class FaultNetworkTests: FaultSuiteCase {
         let stalled = try makeApp()
         emulator.inject(.delay(seconds: 2.5), at: .token, count: 2, grantType: .refreshToken)
         let start = Date()
-        await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorTimedOut) {
+        await assertFailure(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue) {
             _ = try await stalled.application.acquireTokenSilent(with: self.silent(first.account, force: true))
         }
         let elapsed = Date().timeIntervalSince(start)
@@ -51,7 +51,7 @@ final class FaultNetworkTests: FaultSuiteCase {
         let unresolvable = try makeApp(authority: URL(string: "https://login.fault.invalid/tenant")!) { config in
             config.authority = try MSALOIDCAuthority(issuer: URL(string: "https://login.fault.invalid/tenant")!)
         }
-        let error = await assertFailure(domain: NSURLErrorDomain, code: NSURLErrorCannotFindHost) {
+        let error = await assertFailure(domain: NSURLErrorDomain, code: URLError.Code.cannotFindHost.rawValue) {
             _ = try await unresolvable.application.acquireTokenWithDeviceCode(
                 parameters: MSALTokenParameters(scopes: ["User.Read"]), deviceCodeCallback: { _ in })
         }
@@ -89,18 +89,18 @@ final class FaultNetworkTests: FaultSuiteCase {
     }
 
     func testUntrustedCertificateIsRefused() async throws {
-        try await assertRefused(by: try impostor(nil), code: NSURLErrorServerCertificateUntrusted)
+        try await assertRefused(by: try impostor(nil), code: URLError.Code.serverCertificateUntrusted.rawValue)
     }
 
     func testCertificateForAnotherHostIsRefused() async throws {
         let other = try emulator.certificateAuthority.issueCertificate(dnsNames: ["other.example"], ipAddresses: [])
-        try await assertRefused(by: try impostor(other), code: NSURLErrorServerCertificateUntrusted)
+        try await assertRefused(by: try impostor(other), code: URLError.Code.serverCertificateUntrusted.rawValue)
     }
 
     func testExpiredCertificateIsRefused() async throws {
         let expired = try emulator.certificateAuthority.issueCertificate(
             dnsNames: ["login.microsoftonline.com"], notBefore: Date(timeIntervalSinceNow: -2 * 86400),
             notAfter: Date(timeIntervalSinceNow: -86400))
-        try await assertRefused(by: try impostor(expired), code: NSURLErrorServerCertificateHasBadDate)
+        try await assertRefused(by: try impostor(expired), code: URLError.Code.serverCertificateHasBadDate.rawValue)
     }
 }

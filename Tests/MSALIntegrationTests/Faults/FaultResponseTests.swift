@@ -63,7 +63,7 @@ final class FaultResponseTests: FaultSuiteCase {
                 } catch let error as NSError {
                     if broken == .connectionClosedMidBody {
                         XCTAssertEqual(error.domain, NSURLErrorDomain, "\(label): \(error)")
-                        XCTAssertEqual(error.code, NSURLErrorNetworkConnectionLost, "\(label): \(error)")
+                        XCTAssertEqual(error.code, URLError.Code.networkConnectionLost.rawValue, "\(label): \(error)")
                     } else {
                         XCTAssertEqual(error.domain, MSALErrorDomain, "\(label): \(error)")
                         XCTAssertEqual(error.code, MSALError.internal.rawValue, "\(label): \(error)")

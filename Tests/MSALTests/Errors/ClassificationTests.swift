@@ -60,11 +60,11 @@ final class ClassificationTests: XCTestCase {
 
     func testOtherDomainsPassThroughWithCorrelationId() {
         let source = NSError(
-            domain: NSURLErrorDomain, code: NSURLErrorNotConnectedToInternet,
+            domain: NSURLErrorDomain, code: URLError.Code.notConnectedToInternet.rawValue,
             userInfo: [NSLocalizedDescriptionKey: "offline"])
         let result = MSALErrors.classify(source, correlationId: correlationId)
         XCTAssertEqual(result.domain, NSURLErrorDomain)
-        XCTAssertEqual(result.code, NSURLErrorNotConnectedToInternet)
+        XCTAssertEqual(result.code, URLError.Code.notConnectedToInternet.rawValue)
         XCTAssertNil(result.userInfo[MSALInternalErrorCodeKey])
         XCTAssertEqual(result.userInfo[MSALCorrelationIDKey] as? String, correlationId.uuidString)
         XCTAssertEqual(result.localizedDescription, "offline")
@@ -79,7 +79,7 @@ final class ClassificationTests: XCTestCase {
     func testURLErrorValueBecomesRealNSErrorInURLDomain() {
         let result = MSALErrors.classify(URLError(.timedOut), correlationId: correlationId)
         XCTAssertEqual(result.domain, NSURLErrorDomain)
-        XCTAssertEqual(result.code, NSURLErrorTimedOut)
+        XCTAssertEqual(result.code, URLError.Code.timedOut.rawValue)
         XCTAssertTrue((result as AnyObject) is NSError)
     }
 

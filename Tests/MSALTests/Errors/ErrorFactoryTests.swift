@@ -137,7 +137,7 @@ final class ErrorFactoryTests: XCTestCase {
                 }
                 return
             }
-            if error.domain == NSURLErrorDomain && error.code == NSURLErrorNotConnectedToInternet {
+            if error.domain == NSURLErrorDomain && error.code == URLError.Code.notConnectedToInternet.rawValue {
                 handled.append("offline")
                 return
             }

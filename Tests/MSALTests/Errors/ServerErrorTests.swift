@@ -125,7 +125,7 @@ final class ServerErrorTests: XCTestCase {
             tokenError("unauthorized_client", subError: "protection_policy_required"),
             MSALErrors.make(.internalErrorInvalidResponse, "no OAuth error"),
             MSALErrors.make(.internalErrorInvalidGrant, "blank", ErrorDetails(oauthError: "  ")),
-            NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut, userInfo: nil),
+            NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue, userInfo: nil),
         ]
         for server in cases {
             XCTAssertFalse(MSALErrors.isRecoverableByInteraction(server), "\(server)")

@@ -29,11 +29,11 @@ final class RetryPolicyTests: XCTestCase {
 
     func testTheFiveTransientNetworkErrorsAreRetried() {
         let expected: [(Int, Double)] = [
-            (NSURLErrorTimedOut, 0.5),
-            (NSURLErrorCannotFindHost, 0.5),
-            (NSURLErrorCannotConnectToHost, 0.5),
-            (NSURLErrorNetworkConnectionLost, 0.5),
-            (NSURLErrorNotConnectedToInternet, 2.0),
+            (URLError.Code.timedOut.rawValue, 0.5),
+            (URLError.Code.cannotFindHost.rawValue, 0.5),
+            (URLError.Code.cannotConnectToHost.rawValue, 0.5),
+            (URLError.Code.networkConnectionLost.rawValue, 0.5),
+            (URLError.Code.notConnectedToInternet.rawValue, 2.0),
         ]
         for (code, delay) in expected {
             XCTAssertEqual(policy.delay(afterURLError: code, retriesSoFar: 0), delay, "\(code)")
@@ -43,8 +43,9 @@ final class RetryPolicyTests: XCTestCase {
 
     func testOtherNetworkErrorsAreNotRetried() {
         for code in [
-            NSURLErrorCancelled, NSURLErrorServerCertificateUntrusted, NSURLErrorSecureConnectionFailed,
-            NSURLErrorBadServerResponse, NSURLErrorUnknown,
+            URLError.Code.cancelled.rawValue, URLError.Code.serverCertificateUntrusted.rawValue,
+            URLError.Code.secureConnectionFailed.rawValue,
+            URLError.Code.badServerResponse.rawValue, URLError.Code.unknown.rawValue,
         ] {
             XCTAssertNil(policy.delay(afterURLError: code, retriesSoFar: 0), "\(code)")
         }

@@ -81,7 +81,7 @@ final class ThrottlingCacheTests: XCTestCase {
     }
 
     func testOtherFailuresAreNotThrottled() {
-        let network = NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut)
+        let network = NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue)
         cache.record(error: network, statusCode: nil, retryAfter: nil, for: thumbprints())
         cache.record(
             error: MSALErrors.make(.internalErrorInvalidResponse, "bad"), statusCode: 200, retryAfter: nil,
