@@ -70,10 +70,10 @@ struct TokenResponseHandler {
         record.accessToken = response.accessToken
         record.scopes = Self.grantedScopes(response, requested: request.scopes)
         record.tokenType = response.tokenType
-        record.expiresOn = Int64(response.expiresOn.timeIntervalSince1970)
-        record.extendedExpiresOn = response.extendedExpiresOn.map { Int64($0.timeIntervalSince1970) }
-        record.refreshOn = response.refreshOn.map { Int64($0.timeIntervalSince1970) }
-        record.cachedAt = Int64(response.cachedAt.timeIntervalSince1970)
+        record.expiresOn = response.expiresOnSeconds
+        record.extendedExpiresOn = response.extendedExpiresOnSeconds
+        record.refreshOn = response.refreshOnSeconds
+        record.cachedAt = response.cachedAtSeconds
         record.idToken = response.idToken
         record.refreshToken = response.refreshToken
         record.foci = response.familyId
@@ -81,11 +81,11 @@ struct TokenResponseHandler {
 
         let result = try ResultBuilder(context: context).result(
             homeAccountId: homeAccountId, resolved: request.resolved, realm: realm,
-            accessToken: response.accessToken ?? "", scopes: record.scopes,
+            accessToken: response.accessToken, scopes: record.scopes,
             expiresOn: response.expiresOn, extended: false, correlationId: correlationId)
         if let declined = DeclinedScopes.check(
             requested: request.scopes.values, grantedScope: response.scope,
-            accessTokenReturned: response.accessToken != nil)
+            accessTokenReturned: true)
         {
             throw declined.error(invalidResult: result, correlationId: correlationId)
         }
