@@ -132,7 +132,7 @@ final class ClientInfoTests: XCTestCase {
 
 final class IDTokenClaimsTests: XCTestCase {
     private func token(_ claims: [String: Any]) -> String {
-        let header = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8))
         let payload = Base64URL.encode(Array((try? JSONSerialization.data(withJSONObject: claims)) ?? Data()))
         return header + "." + payload + "."
     }
