@@ -23,7 +23,7 @@ final class DeviceCodeProgress: Sendable {
             var frame = 0
             var lastPlainLine = Date.distantPast
             while !Task.isCancelled {
-                let left = max(0, Int(expiresOn.timeIntervalSinceNow.rounded()))
+                let left = Self.secondsLeft(until: expiresOn)
                 let line: String?
                 if animated {
                     let spinner = Self.frames[frame % Self.frames.count]
@@ -50,6 +50,14 @@ final class DeviceCodeProgress: Sendable {
             return state.task.take()
         }
         task?.cancel()
+    }
+
+    /// Whole seconds from now to `date`, 0 when past, and never a trap: the library refuses device
+    /// codes that live beyond 10 years, and this clamps to 10 years anyway.
+    static func secondsLeft(until date: Date, now: Date = Date()) -> Int {
+        let left = date.timeIntervalSince(now)
+        guard left.isFinite, left > 0 else { return 0 }
+        return Int(min(left, 315_576_000).rounded())
     }
 
     private func draw(_ line: String) {

@@ -63,7 +63,7 @@ enum TokenCommand {
         init(_ result: MSALResult) {
             accessToken = result.accessToken
             tokenType = result.authenticationScheme
-            expiresOn = result.expiresOn.map { Int($0.timeIntervalSince1970) }
+            expiresOn = result.expiresOn.flatMap { Int(exactly: $0.timeIntervalSince1970.rounded(.down)) }
             scopes = result.scopes
             account = Account(
                 identifier: result.account.identifier, username: result.account.username,
@@ -82,6 +82,12 @@ enum TokenCommand {
         let parameters = try silentParameters(application, scopes: scopes, account: arguments.values["account"])
         parameters.forceRefresh = arguments.flag("force-refresh")
         let result = try await application.acquireTokenSilent(with: parameters)
+        // The library refuses an answer without an access token (-42600); this keeps `$(msal
+        // token)` from ever yielding an empty bearer token, whatever a result holds.
+        guard !result.accessToken.isEmpty else {
+            Console.error("msal: the identity provider returned no access token.")
+            return .failure
+        }
         Console.line(arguments.flag("json") ? try Console.json(Output(result)) : result.accessToken)
         return .success
     }

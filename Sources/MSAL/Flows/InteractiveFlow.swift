@@ -81,7 +81,7 @@ struct InteractiveFlow {
             tokens,
             for: .init(
                 resolved: resolvedForCache, scopes: scopes, correlationId: correlationId, nonce: authorize.nonce,
-                account: nil, validateIdToken: true))
+                account: nil))
         context.throttling.userInteractionSucceeded()
         return result
     }

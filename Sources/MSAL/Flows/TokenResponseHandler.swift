@@ -15,12 +15,16 @@ struct TokenResponseHandler {
         var correlationId: UUID
         /// The nonce sent on /authorize, to check in the id token; `nil` for other grants.
         var nonce: String?
-        /// The account the request was for, when known (refreshes may return no id token).
+        /// The account the request was for, when known (refreshes may return no id token): the
+        /// answer must name this account (``IdentityCheck``).
         var account: MSALAccount?
-        /// Whether the id token's claims must be validated (interactive sign-in).
-        var validateIdToken = false
     }
 
+    /// Checks the answer with ``IdentityCheck`` (every grant: algorithm, audience, issuer, nonce,
+    /// times, the account named, the `sub`/`oid` cached for it in the tenant), then caches it.
+    /// A refused answer changes nothing in the cache.
+    ///
+    /// - Throws: -50000 with internal -42600 when the answer is refused or identifies no account.
     func handle(_ response: TokenResponse, for request: Request) throws -> MSALResult {
         let authority = request.resolved.authority
         let correlationId = request.correlationId
@@ -31,13 +35,6 @@ struct TokenResponseHandler {
                 ErrorDetails(correlationId: correlationId))
         }
         let claims = try response.idToken.map { try IDTokenClaims(raw: $0, correlationId: correlationId) }
-        if request.validateIdToken, let claims {
-            try claims.validate(
-                clientId: context.clientId,
-                issuer: request.resolved.expectedIssuer(tokenIssuer: claims.issuer, tenantId: claims.tenantId),
-                nonce: request.nonce, now: context.now(),
-                correlationId: correlationId)
-        }
 
         let existing = request.account
         guard
@@ -52,9 +49,32 @@ struct TokenResponseHandler {
         let homeTenant = clientInfo?.utid ?? existing?.homeAccountId?.tenantId
         let environment = request.resolved.cacheEnvironment
         let realm = Self.realm(claims: claims, resolved: request.resolved, homeTenant: homeTenant)
-        let cached = try context.cache.read { store in
-            store.account(
-                homeAccountId: homeAccountId, environments: request.resolved.cacheLookupEnvironments, realm: realm)
+        let clientId = context.clientId
+        let lookup = request.resolved.cacheLookupEnvironments
+        let (cached, cachedIdToken) = try context.cache.read { store in
+            (
+                store.account(homeAccountId: homeAccountId, environments: lookup, realm: realm),
+                store.idTokenSecret(
+                    homeAccountId: homeAccountId, environments: lookup, realm: realm, clientId: clientId)
+            )
+        }
+        let resolved = request.resolved
+        let expected = IdentityCheck.Expectations(
+            clientId: clientId,
+            expectedIssuer: { resolved.expectedIssuer(tokenIssuer: $0, tenantId: $1) },
+            nonce: request.nonce, now: context.now(), refreshedAccount: existing?.identifier)
+        let evidence = IdentityCheck.Evidence(
+            idToken: claims, clientInfoAccount: clientInfo?.homeAccountId,
+            cachedIdToken: cachedIdToken.flatMap { try? IDTokenClaims(raw: $0) })
+        if let failure = IdentityCheck.check(expected, evidence) {
+            let subject: String
+            switch failure {
+            case .anotherAccount, .subjectChanged, .objectIdChanged: subject = "The token response was rejected"
+            default: subject = "The id_token was rejected"
+            }
+            throw MSALErrors.make(
+                .internalErrorInvalidResponse, "\(subject): \(failure). Nothing was cached.",
+                ErrorDetails(correlationId: correlationId))
         }
         let username =
             claims?.preferredUsername ?? cached?.username ?? existing?.username
@@ -70,10 +90,10 @@ struct TokenResponseHandler {
         record.accessToken = response.accessToken
         record.scopes = Self.grantedScopes(response, requested: request.scopes)
         record.tokenType = response.tokenType
-        record.expiresOn = Int64(response.expiresOn.timeIntervalSince1970)
-        record.extendedExpiresOn = response.extendedExpiresOn.map { Int64($0.timeIntervalSince1970) }
-        record.refreshOn = response.refreshOn.map { Int64($0.timeIntervalSince1970) }
-        record.cachedAt = Int64(response.cachedAt.timeIntervalSince1970)
+        record.expiresOn = response.expiresOnSeconds
+        record.extendedExpiresOn = response.extendedExpiresOnSeconds
+        record.refreshOn = response.refreshOnSeconds
+        record.cachedAt = response.cachedAtSeconds
         record.idToken = response.idToken
         record.refreshToken = response.refreshToken
         record.foci = response.familyId
@@ -81,11 +101,11 @@ struct TokenResponseHandler {
 
         let result = try ResultBuilder(context: context).result(
             homeAccountId: homeAccountId, resolved: request.resolved, realm: realm,
-            accessToken: response.accessToken ?? "", scopes: record.scopes,
+            accessToken: response.accessToken, scopes: record.scopes,
             expiresOn: response.expiresOn, extended: false, correlationId: correlationId)
         if let declined = DeclinedScopes.check(
             requested: request.scopes.values, grantedScope: response.scope,
-            accessTokenReturned: response.accessToken != nil)
+            accessTokenReturned: true)
         {
             throw declined.error(invalidResult: result, correlationId: correlationId)
         }

@@ -4,18 +4,23 @@ import MSALNative
 /// The claims of an OpenID Connect id_token that accounts and validation use.
 ///
 /// Parsing follows MSAL: the payload is decoded without checking the signature (the token came
-/// straight from the token endpoint over TLS); ``validate(clientId:issuer:nonce:now:skew:)``
-/// checks audience, issuer, nonce and expiry for the interactive flow.
+/// straight from the token endpoint over TLS, OpenID Connect Core §3.1.3.7 step 6); what every
+/// token answer must satisfy before anything is cached (algorithm, audience, issuer, nonce,
+/// times, and the account it names) is ``IdentityCheck``'s decision.
 struct IDTokenClaims: Sendable {
     /// Every claim of the payload.
     let claims: [String: JSONValue]
+    /// The header's `alg` when it is a string (`nil` when missing or not a string).
+    let algorithm: String?
     /// The raw compact token.
     let raw: String
 
     /// - Throws: -50000 with internal -42600 when `raw` is not a JWT with a JSON object payload.
     init(raw: String, correlationId: UUID? = nil) throws {
         do {
-            claims = try JWT(compact: raw).payload
+            let jwt = try JWT(compact: raw)
+            claims = jwt.payload
+            algorithm = jwt.algorithm
         } catch {
             throw MSALErrors.make(
                 .internalErrorInvalidResponse,
@@ -58,14 +63,17 @@ struct IDTokenClaims: Sendable {
         default: []
         }
     }
-    /// `exp`.
-    var expiresOn: Date? { claims["exp"]?.doubleValue.map { Date(timeIntervalSince1970: $0) } }
 
-    private static func trimmingSlash(_ url: String) -> String {
-        url.hasSuffix("/") ? String(url.dropLast()) : url
+    /// A time claim (`exp`, `iat`, `nbf`) read by ``ServerNumber`` as a Unix time between 1970
+    /// and 2100: `nil` when absent.
+    func time(_ name: String) -> Result<Int64, ServerNumber.Problem>? {
+        ServerNumber.seconds(claims[name], in: .epoch)
     }
+}
 
-    /// Checks the claims an interactive sign-in must verify (OpenID Connect Core §3.1.3.7).
+extension IDTokenClaims {
+    /// ``IdentityCheck``'s id token checks alone (algorithm, audience, issuer, nonce, times),
+    /// for callers that hold a token outside a token answer.
     ///
     /// - Parameters:
     ///   - issuer: the expected issuer (compared case-insensitively, a trailing `/` ignored), or
@@ -77,25 +85,12 @@ struct IDTokenClaims: Sendable {
         clientId: String, issuer: String?, nonce: String?, now: Date, skew: TimeInterval = 300,
         correlationId: UUID? = nil
     ) throws {
-        func fail(_ message: String) -> NSError {
-            MSALErrors.make(
-                .internalErrorInvalidResponse, "The id_token was rejected: \(message).",
+        let expected = IdentityCheck.Expectations(
+            clientId: clientId, expectedIssuer: { _, _ in issuer }, nonce: nonce, now: now, skew: skew)
+        if let failure = IdentityCheck.check(expected, IdentityCheck.Evidence(idToken: self)) {
+            throw MSALErrors.make(
+                .internalErrorInvalidResponse, "The id_token was rejected: \(failure).",
                 ErrorDetails(correlationId: correlationId))
-        }
-        guard audiences.contains(clientId) else { throw fail("its audience is not this client id") }
-        if let issuer {
-            guard let actual = self.issuer else { throw fail("it names no issuer") }
-            if Self.trimmingSlash(actual).caseInsensitiveCompare(Self.trimmingSlash(issuer)) != .orderedSame {
-                throw fail("its issuer is not the authority's issuer")
-            }
-        }
-        if let nonce {
-            guard let actual = self.nonce, ConstantTime.equals(actual, nonce) else {
-                throw fail("its nonce does not match the one sent")
-            }
-        }
-        if let expiresOn, expiresOn.addingTimeInterval(skew) < now {
-            throw fail("it has expired")
         }
     }
 }

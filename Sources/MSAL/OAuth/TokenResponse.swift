@@ -3,12 +3,13 @@ import Foundation
 /// A successful token endpoint response (RFC 6749 §5.1, with Entra's additions), with MSAL's
 /// rules for its time fields.
 struct TokenResponse: Sendable {
-    /// `token_type` (`Bearer` when absent).
+    /// `token_type`: always `Bearer` (absent means `Bearer`, as in MSAL for Python; any other
+    /// value is refused, so a proof-of-possession or MAC token never travels as a bearer token).
     let tokenType: String
     /// `scope` as the server sent it (space-separated, server case), or `nil` when absent.
     let scope: String?
-    /// `access_token`, or `nil` when the server returned none (an id_token-only response).
-    let accessToken: String?
+    /// `access_token`: never empty (RFC 6749 §5.1 requires it; an answer without one is refused).
+    let accessToken: String
     /// `refresh_token`.
     let refreshToken: String?
     /// `id_token` (compact JWT).
@@ -17,28 +18,44 @@ struct TokenResponse: Sendable {
     let clientInfo: String?
     /// `foci`: the family id when the client belongs to a family of client ids.
     let familyId: String?
-    /// When the access token expires: `expires_on` (epoch) wins over `expires_in`; missing → one hour.
-    let expiresOn: Date
+    /// When the access token expires, Unix seconds: `expires_on` wins over `expires_in`; missing
+    /// → one hour.
+    let expiresOnSeconds: Int64
     /// `ext_expires_on` / `ext_expires_in`: how long the token may be used while the service is down.
-    let extendedExpiresOn: Date?
+    let extendedExpiresOnSeconds: Int64?
     /// `refresh_on` / `refresh_in`: when to refresh proactively (only when the server says so).
-    let refreshOn: Date?
-    /// When the response was received, in whole seconds (`cached_at`).
-    let cachedAt: Date
+    let refreshOnSeconds: Int64?
+    /// When the response was received, in whole Unix seconds (`cached_at`).
+    let cachedAtSeconds: Int64
     /// `correlation_id`, when echoed.
     let correlationId: String?
     /// Every field of the body, for facts not modelled above.
     let fields: [String: JSONValue]
 
     /// The access token lifetime when the server gives none.
-    static let defaultLifetime: TimeInterval = 3600
+    static let defaultLifetime: Int64 = 3600
+
+    /// ``expiresOnSeconds`` as a date.
+    var expiresOn: Date { Date(timeIntervalSince1970: TimeInterval(expiresOnSeconds)) }
+    /// ``extendedExpiresOnSeconds`` as a date.
+    var extendedExpiresOn: Date? { extendedExpiresOnSeconds.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+    /// ``refreshOnSeconds`` as a date.
+    var refreshOn: Date? { refreshOnSeconds.map { Date(timeIntervalSince1970: TimeInterval($0)) } }
+    /// ``cachedAtSeconds`` as a date.
+    var cachedAt: Date { Date(timeIntervalSince1970: TimeInterval(cachedAtSeconds)) }
 
     /// Parses a 200 response body.
     ///
+    /// Every time field goes through ``ServerNumber``: relative ones (`expires_in`,
+    /// `ext_expires_in`, `refresh_in`) must be lifetimes of 0 to 10 years, absolute ones
+    /// (`expires_on`, `ext_expires_on`, `refresh_on`) Unix times between 1970 and 2100, each a
+    /// JSON number or a numeric string.
+    ///
     /// - Parameter now: the time the response arrived.
-    /// - Throws: -50000 with internal -42600 when the body is not a JSON object, or has neither an
-    ///   access token nor an id token; an OAuth error body is not a success and is rejected too
-    ///   (callers parse error bodies with ``OAuthServerError``).
+    /// - Throws: -50000 with internal -42600 when the body is not a JSON object, has no non-empty
+    ///   `access_token`, has a `token_type` other than Bearer, or a time field that is not a
+    ///   number in range (the message names the field); an OAuth error body is not a success and
+    ///   is rejected too (callers parse error bodies with ``OAuthServerError``).
     init(body: Data, now: Date, correlationId: UUID? = nil) throws {
         let value: JSONValue
         do {
@@ -54,40 +71,49 @@ struct TokenResponse: Sendable {
             guard let text = object[key]?.stringValue, !text.isEmpty else { return nil }
             return text
         }
-        let accessToken = string("access_token")
-        let idToken = string("id_token")
-        guard accessToken != nil || idToken != nil else {
-            throw Self.invalid("has neither access_token nor id_token", correlationId)
+        guard let accessToken = string("access_token") else {
+            throw Self.invalid("has no access_token (a success answer must carry a non-empty one)", correlationId)
         }
-        let received = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        self.tokenType = string("token_type") ?? "Bearer"
+        switch object["token_type"] {
+        case nil: break
+        case .string(let type) where type.caseInsensitiveCompare("Bearer") == .orderedSame: break
+        default:
+            throw Self.invalid("has a token_type that is not Bearer (the only type this library uses)", correlationId)
+        }
+        let received = Self.wholeSeconds(now)
+        func time(_ field: String, _ range: ServerNumber.Range) throws -> Int64? {
+            try ServerNumber.read(
+                field, of: object, in: range, document: "The token response", correlationId: correlationId)
+        }
+        let expiresOn = try time("expires_on", .epoch)
+        let expiresIn = try time("expires_in", .lifetime)
+        let extendedOn = try time("ext_expires_on", .epoch)
+        let extendedIn = try time("ext_expires_in", .lifetime)
+        let refreshOn = try time("refresh_on", .epoch)
+        let refreshIn = try time("refresh_in", .lifetime)
+        self.tokenType = "Bearer"
         self.scope = object["scope"]?.stringValue
         self.accessToken = accessToken
         self.refreshToken = string("refresh_token")
-        self.idToken = idToken
+        self.idToken = string("id_token")
         self.clientInfo = string("client_info")
         self.familyId = string("foci")
         self.correlationId = string("correlation_id")
-        self.cachedAt = received
-
-        let expiresOn = Self.seconds(object["expires_on"]).map { Date(timeIntervalSince1970: $0) }
-        let expiresIn = Self.seconds(object["expires_in"]).map { received.addingTimeInterval($0) }
-        self.expiresOn = expiresOn ?? expiresIn ?? received.addingTimeInterval(Self.defaultLifetime)
-        self.extendedExpiresOn =
-            Self.seconds(object["ext_expires_on"]).map { Date(timeIntervalSince1970: $0) }
-            ?? Self.seconds(object["ext_expires_in"]).map { received.addingTimeInterval($0) }
-        self.refreshOn =
-            Self.seconds(object["refresh_on"]).map { Date(timeIntervalSince1970: $0) }
-            ?? Self.seconds(object["refresh_in"]).map { received.addingTimeInterval($0) }
+        self.cachedAtSeconds = received
+        // Sums of a Unix time up to 2100 and a lifetime up to 10 years: far inside Int64.
+        self.expiresOnSeconds = expiresOn ?? expiresIn.map { received + $0 } ?? received + Self.defaultLifetime
+        self.extendedExpiresOnSeconds = extendedOn ?? extendedIn.map { received + $0 }
+        self.refreshOnSeconds = refreshOn ?? refreshIn.map { received + $0 }
         self.fields = object
     }
 
-    /// A number of seconds given as a JSON number or a numeric string.
-    private static func seconds(_ value: JSONValue?) -> TimeInterval? {
-        switch value {
-        case .number(let number): number.doubleValue.isFinite ? number.doubleValue : nil
-        case .string(let text): Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
-        default: nil
+    /// `now` in whole Unix seconds, clamped into ``ServerNumber/Range/epoch`` (the clock is local,
+    /// but the conversion must not trap whatever it says).
+    static func wholeSeconds(_ now: Date) -> Int64 {
+        let range = ServerNumber.Range.epoch.bounds
+        switch ServerNumber.check(now.timeIntervalSince1970, in: .epoch) {
+        case .success(let seconds): return seconds
+        case .failure: return now.timeIntervalSince1970 > 0 ? range.upperBound : range.lowerBound
         }
     }
 

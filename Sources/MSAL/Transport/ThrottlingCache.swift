@@ -97,12 +97,17 @@ final class ThrottlingCache: Sendable {
         state.withLock { state in state.entries = state.entries.filter { !$0.value.isUserInteraction } }
     }
 
-    /// `Retry-After` as seconds from `now`: a non-negative integer, or an HTTP date; capped at
-    /// one hour; `nil` when unreadable.
+    /// `Retry-After` as seconds from `now`: a non-negative number (read by ``ServerNumber``, so
+    /// `1e30` or `9.3e18` cannot trap; a number beyond a day counts as the cap), or an HTTP date;
+    /// capped at one hour; `nil` when unreadable or negative (the default applies: the answer is
+    /// already an error, which the app gets unchanged).
     static func retryAfterSeconds(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
-        if let seconds = Int(trimmed) {
-            return seconds < 0 ? nil : min(TimeInterval(seconds), maximumRetryAfter)
+        switch ServerNumber.seconds(text: trimmed, in: .retryAfter) {
+        case .success(let seconds): return min(TimeInterval(seconds), maximumRetryAfter)
+        case .failure(.outOfRange(let number, _)): return number < 0 ? nil : maximumRetryAfter
+        case .failure(.notFinite): return nil
+        case .failure(.notANumber): break
         }
         guard let date = httpDate(trimmed) else { return nil }
         return min(max(0, date.timeIntervalSince(now)), maximumRetryAfter)

@@ -69,7 +69,7 @@ final class ExpectedIssuerTests: XCTestCase {
             let body = try JSONSerialization.data(withJSONObject: payload)
             let encoded = body.base64EncodedString().replacingOccurrences(of: "+", with: "-")
                 .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            return try IDTokenClaims(raw: "eyJhbGciOiJub25lIn0.\(encoded).c2ln")
+            return try IDTokenClaims(raw: "eyJhbGciOiJSUzI1NiJ9.\(encoded).c2ln")
         }
         try claims("https://IDP.example/t/v2.0/").validate(
             clientId: "client", issuer: "https://idp.example/t/v2.0", nonce: nil, now: now)

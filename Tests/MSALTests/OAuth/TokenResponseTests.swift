@@ -51,8 +51,61 @@ final class TokenResponseTests: XCTestCase {
         }
     }
 
-    func testIdTokenOnlyResponseIsAccepted() throws {
-        XCTAssertNil(try parse(#"{"id_token":"a.b.c"}"#).accessToken)
+    private func assertInvalid(_ body: String, naming field: String, file: StaticString = #filePath, line: UInt = #line)
+    {
+        XCTAssertThrowsError(try parse(body), body, file: file, line: line) { error in
+            let nsError = error as NSError
+            XCTAssertEqual(nsError.domain, MSALErrorDomain, file: file, line: line)
+            XCTAssertEqual(nsError.code, MSALError.internal.rawValue, file: file, line: line)
+            XCTAssertEqual(nsError.userInfo[MSALInternalErrorCodeKey] as? Int, -42600, file: file, line: line)
+            let description = nsError.userInfo[MSALErrorDescriptionKey] as? String ?? ""
+            XCTAssertTrue(description.contains(field), "\(body): \(description)", file: file, line: line)
+        }
+    }
+
+    func testAnAnswerWithoutANonEmptyAccessTokenIsRefused() {
+        for body in [
+            #"{"id_token":"a.b.c"}"#, #"{"access_token":"","id_token":"a.b.c"}"#, #"{"access_token":null}"#,
+            #"{"access_token":42}"#, #"{"access_token":["at"]}"#,
+        ] {
+            assertInvalid(body, naming: "access_token")
+        }
+    }
+
+    func testTokenTypeIsBearerInAnyCaseOrAbsentAndNothingElse() throws {
+        XCTAssertEqual(try parse(#"{"access_token":"at","token_type":"bearer"}"#).tokenType, "Bearer")
+        XCTAssertEqual(try parse(#"{"access_token":"at","token_type":"BEARER"}"#).tokenType, "Bearer")
+        XCTAssertEqual(try parse(#"{"access_token":"at"}"#).tokenType, "Bearer")
+        for type in [#""pop""#, #""MAC""#, #""""#, #""Bearer ""#, "1", "null", "true"] {
+            assertInvalid(#"{"access_token":"at","token_type":"# + type + "}", naming: "token_type")
+        }
+    }
+
+    func testEveryTimeFieldOutOfRangeOrMalformedIsRefusedNotATrap() {
+        let fields = ["expires_in", "ext_expires_in", "refresh_in", "expires_on", "ext_expires_on", "refresh_on"]
+        let values = [
+            "1e30", "-1e30", "9.3e18", #""1e30""#, "1e400", #""abc""#, "-1", "true", "null", "[]", "{}", #""""#,
+            #""0x10""#, #""inf""#, #""nan""#, "9223372036854775807", "18446744073709551616",
+        ]
+        for field in fields {
+            for value in values {
+                assertInvalid(#"{"access_token":"at",""# + field + #"":"# + value + "}", naming: field)
+            }
+        }
+    }
+
+    func testTimeFieldsAtTheEdgesOfTheirRanges() throws {
+        let longest = try parse(#"{"access_token":"at","expires_in":315576000,"refresh_in":"0"}"#)
+        XCTAssertEqual(longest.expiresOnSeconds, 1_800_000_000 + 315_576_000)
+        XCTAssertEqual(longest.refreshOnSeconds, 1_800_000_000)
+        assertInvalid(#"{"access_token":"at","expires_in":315576001}"#, naming: "expires_in")
+        let latest = try parse(#"{"access_token":"at","expires_on":4102444800,"ext_expires_on":"0"}"#)
+        XCTAssertEqual(latest.expiresOnSeconds, 4_102_444_800)
+        XCTAssertEqual(latest.extendedExpiresOnSeconds, 0)
+        assertInvalid(#"{"access_token":"at","expires_on":4102444801}"#, naming: "expires_on")
+        let fraction = try parse(#"{"access_token":"at","expires_in":3599.9,"ext_expires_in":" 7200 "}"#)
+        XCTAssertEqual(fraction.expiresOnSeconds, 1_800_003_599)
+        XCTAssertEqual(fraction.extendedExpiresOnSeconds, 1_800_007_200)
     }
 }
 
@@ -79,7 +132,7 @@ final class ClientInfoTests: XCTestCase {
 
 final class IDTokenClaimsTests: XCTestCase {
     private func token(_ claims: [String: Any]) -> String {
-        let header = Base64URL.encode(Array(#"{"alg":"none"}"#.utf8))
+        let header = Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8))
         let payload = Base64URL.encode(Array((try? JSONSerialization.data(withJSONObject: claims)) ?? Data()))
         return header + "." + payload + "."
     }

@@ -54,6 +54,12 @@ final class ThrottlingCacheTests: XCTestCase {
         XCTAssertEqual(ThrottlingCache.retryAfterSeconds(" 0 ", now: now), 0)
         XCTAssertNil(ThrottlingCache.retryAfterSeconds("-5", now: now))
         XCTAssertNil(ThrottlingCache.retryAfterSeconds("soon", now: now))
+        // Numbers no integer holds: read by ServerNumber, never a trap.
+        XCTAssertEqual(ThrottlingCache.retryAfterSeconds("9.3e18", now: now), 3600)
+        XCTAssertEqual(ThrottlingCache.retryAfterSeconds("99999999999999999999999", now: now), 3600)
+        XCTAssertNil(ThrottlingCache.retryAfterSeconds("-1e30", now: now))
+        XCTAssertNil(ThrottlingCache.retryAfterSeconds("1e400", now: now))
+        XCTAssertEqual(ThrottlingCache.retryAfterSeconds("1.5", now: now), 1)
         // 1800000000 is Fri, 15 Jan 2027 08:00:00 GMT.
         XCTAssertEqual(ThrottlingCache.retryAfterSeconds("Fri, 15 Jan 2027 08:02:00 GMT", now: now), 120)
         XCTAssertEqual(ThrottlingCache.retryAfterSeconds("Friday, 15-Jan-27 08:01:00 GMT", now: now), 60)

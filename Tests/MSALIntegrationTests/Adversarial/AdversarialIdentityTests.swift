@@ -1,0 +1,136 @@
+import Foundation
+import MSALNative
+import MSALTestSupport
+import XCTest
+
+@testable import MSAL
+
+/// Token answers that name someone else or cannot be trusted as an identity (OpenID Connect
+/// Core 3.1.3.7 and 12.2): unsigned id tokens, another audience or issuer, another `sub` or
+/// `oid`, a `client_info` of another user, malformed times. Each is a -42600 at sign-in, at
+/// refresh and at the device code grant, and changes nothing in the cache file.
+final class AdversarialIdentityTests: FaultSuiteCase {
+    private let mallory = "mallory@contoso.onmicrosoft.com"
+
+    private func assertRejected(
+        _ label: String, word: String? = nil, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async {
+        let error = await assertFailure(
+            code: MSALError.internal.rawValue, internalCode: -42600, file: file, line: line, body)
+        let description = error?.userInfo[MSALErrorDescriptionKey] as? String ?? ""
+        if let word {
+            XCTAssertTrue(description.contains(word), "\(label): \(description)", file: file, line: line)
+        }
+    }
+
+    private func refresh(_ account: MSALAccount) async throws {
+        let result = try await app.application.acquireTokenSilent(with: silent(account, force: true))
+        remember(result)
+    }
+
+    /// Alterations no answer may carry, with a word the error must contain.
+    private var forgeries: [(EmulatorFault.IDTokenAlteration, String)] {
+        [
+            (.all([.unsigned, .claims(["preferred_username": EmulatorFault.jsonString(mallory)])]), "alg"),
+            (.header(["alg": nil]), "alg"),
+            (.header(["alg": "\"HS256\""]), "alg"),
+            (.header(["alg": "\"None\""]), "alg"),
+            (.audience("11111111-2222-3333-4444-555555555555"), "audience"),
+            (.issuer("https://evil.example/8d2f5e1a-3b4c-4d6e-9f70-a1b2c3d4e5f6/v2.0"), "issuer"),
+            (.claims(["sub": "\"someone-else\""]), "sub"),
+            (.claims(["oid": "\"99999999-9999-4999-8999-999999999999\""]), "oid"),
+            (.claims(["exp": "\"abc\""]), "exp"),
+            (.claims(["exp": "1e30"]), "exp"),
+            (.claims(["exp": nil]), "exp"),
+            (.claims(["iat": "\"yesterday\""]), "iat"),
+            (.claims(["nbf": "-1e30"]), "nbf"),
+            (.expired(secondsAgo: 3600), "expired"),
+        ]
+    }
+
+    func testAForgedIDTokenOnRefreshChangesNothing() async throws {
+        let account = try await signIn().account
+        for (alteration, word) in forgeries {
+            let label = "\(alteration)"
+            let before = CacheSnapshot.read(cacheFile)
+            let sent = emulator.tokenRequestCount(grantType: .refreshToken)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .refreshToken)
+            await assertRejected(label, word: word) { try await self.refresh(account) }
+            XCTAssertEqual(emulator.tokenRequestCount(grantType: .refreshToken) - sent, 1, label)
+            assertCacheUnchanged(since: before)
+            XCTAssertEqual(try app.application.allAccounts().map(\.username), [EmulatorUser.alice.username], label)
+        }
+        // A genuine answer afterwards refreshes, and the username is still Alice's.
+        try await refresh(account)
+        XCTAssertEqual(try app.application.allAccounts().map(\.username), [EmulatorUser.alice.username])
+    }
+
+    func testAClientInfoNamingAnotherUserOnRefreshCreatesNoAccount() async throws {
+        let account = try await signIn().account
+        let cases: [EmulatorFault.IDTokenAlteration] = [
+            .clientInfo(uid: EmulatorUser.bob.objectId, utid: EmulatorTenant.contoso.id),
+            // Everything about Bob, consistently: still not the account being refreshed.
+            .all([
+                .clientInfo(uid: EmulatorUser.bob.objectId, utid: EmulatorTenant.contoso.id),
+                .claims([
+                    "oid": EmulatorFault.jsonString(EmulatorUser.bob.objectId),
+                    "preferred_username": EmulatorFault.jsonString(EmulatorUser.bob.username),
+                ]),
+            ]),
+        ]
+        for alteration in cases {
+            let before = CacheSnapshot.read(cacheFile)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .refreshToken)
+            await assertRejected("\(alteration)", word: "account") { try await self.refresh(account) }
+            assertCacheUnchanged(since: before)
+            XCTAssertEqual(try app.application.allAccounts().count, 1)
+        }
+    }
+
+    func testAForgedIDTokenAtSignInIsRefused() async throws {
+        try await signIn()
+        let cases: [(EmulatorFault.IDTokenAlteration, String)] = [
+            (.unsigned, "alg"),
+            (.claims(["exp": "\"abc\""]), "exp"),
+            (.claims(["exp": nil]), "exp"),
+            (.header(["alg": "\"HS256\""]), "alg"),
+        ]
+        for (alteration, word) in cases {
+            let before = CacheSnapshot.read(cacheFile)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .authorizationCode)
+            await assertRejected("\(alteration)", word: word) { try await self.signIn(EmulatorUser.bob.username) }
+            assertCacheUnchanged(since: before)
+            XCTAssertNil(try app.application.account(forUsername: EmulatorUser.bob.username), "\(alteration)")
+        }
+    }
+
+    func testAForgedIDTokenAtTheDeviceCodeGrantIsRefused() async throws {
+        try await signIn()
+        let emulator = self.emulator!
+        for (alteration, word) in [
+            (EmulatorFault.IDTokenAlteration.unsigned, "alg"), (.claims(["exp": "1e30"]), "exp"),
+        ] {
+            let before = CacheSnapshot.read(cacheFile)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .deviceCode)
+            await assertRejected("\(alteration)", word: word) {
+                _ = try await self.app.application.acquireTokenWithDeviceCode(
+                    parameters: MSALTokenParameters(scopes: ["User.Read"]),
+                    deviceCodeCallback: { info in
+                        try? emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorUser.bob.username)
+                    })
+            }
+            assertCacheUnchanged(since: before)
+        }
+    }
+
+    func testASignInAsTheSameAccountWithAnotherSubjectIsRefused() async throws {
+        // A new sign-in of Alice (same client_info) whose id token carries another `sub` than the
+        // one cached for her in this tenant: the cache keeps what it had.
+        try await signIn()
+        let before = CacheSnapshot.read(cacheFile)
+        emulator.inject(.alterIDToken(.claims(["sub": "\"someone-else\""])), at: .token, grantType: .authorizationCode)
+        await assertRejected("sub at sign-in", word: "sub") { try await self.signIn() }
+        assertCacheUnchanged(since: before)
+    }
+}
