@@ -5,7 +5,8 @@ enum OpenIDConfigurationParser {
     /// Parses `data`, the body read from `configurationURL`.
     ///
     /// - Returns: the required `authorization_endpoint`, `token_endpoint` and `issuer`, and the
-    ///   optional `end_session_endpoint`, `device_authorization_endpoint` and `jwks_uri`.
+    ///   optional `end_session_endpoint`, `device_authorization_endpoint` and `jwks_uri`, and
+    ///   `response_modes_supported` when it is an array of strings (else `nil`).
     ///   `{tenantid}` in the issuer (AAD's multi-tenant documents) is replaced by the first path
     ///   segment of `configurationURL` (`common` for `.../common/v2.0/.well-known/...`).
     /// - Throws: -50000 with internal -42010 when the document has an `error`; -50000 with internal
@@ -39,7 +40,8 @@ enum OpenIDConfigurationParser {
             issuer: issuer,
             endSessionEndpoint: try optionalEndpoint("end_session_endpoint", in: json, correlationId),
             deviceAuthorizationEndpoint: try optionalEndpoint("device_authorization_endpoint", in: json, correlationId),
-            jwksURI: try optionalEndpoint("jwks_uri", in: json, correlationId)
+            jwksURI: try optionalEndpoint("jwks_uri", in: json, correlationId),
+            responseModesSupported: json.array("response_modes_supported").flatMap(DiscoveryJSON.strings)
         )
     }
 
