@@ -17,7 +17,15 @@ internal import MSALNative
 /// same host, and the first URL that starts with the redirect URI prefix (compared without regard
 /// to case) is returned without being requested. A response that is not a redirect goes to
 /// ``Configuration/onResponse``, which may answer with the next request (to submit a sign-in form,
-/// for example); without one the sign-in fails with ``TestSupportError``.
+/// for example). Without an answer from it, a page that submits its own `POST` form when it loads
+/// (the `response_mode=form_post` page of Entra and other servers) is submitted as a browser
+/// running its script would: the form's fields POSTed to its `action`. Anything else fails the
+/// sign-in with ``TestSupportError``.
+///
+/// As a custom web view it can only return a URL, so a form that posts to the redirect URI fails
+/// with ``TestSupportError`` (the library asks custom web views for `response_mode=query`). To
+/// play the system browser instead (deliver a form_post to a loopback listener), call
+/// ``browse(_:)``.
 public final class ScriptedBrowser: MSALWebviewProvider {
     /// One request the browser is about to send. ``Configuration/onRequest`` may change it.
     public struct Request: Sendable {
@@ -148,10 +156,52 @@ public final class ScriptedBrowser: MSALWebviewProvider {
     /// Follows `startURL` until a URL starts with `redirectURIPrefix`, and returns that URL.
     ///
     /// - Throws: `CancellationError` after ``Configuration/cancelAfterHops`` requests or when the task
-    ///   is cancelled; ``TestSupportError`` when a request fails, the hops run out, or a response is
-    ///   neither a redirect nor answered by ``Configuration/onResponse``.
+    ///   is cancelled; ``TestSupportError`` when a request fails, the hops run out, a response is
+    ///   neither a redirect nor answered by ``Configuration/onResponse`` nor a self-submitting form,
+    ///   or such a form posts to the redirect URI (a custom web view cannot return a POST).
     public func authorize(startURL: URL, redirectURIPrefix: String) async throws -> URL {
         if let returnURL = configuration.returnURL { return returnURL }
+        switch try await run(Request(url: startURL, headers: Self.browserHeaders), stopAt: redirectURIPrefix) {
+        case .reached(let url): return url
+        case .page(let response):
+            throw TestSupportError(
+                "ScriptedBrowser: \(response.request.method) \(response.request.url.absoluteString) answered "
+                    + "\(response.status) without a redirect: \(response.bodyText.prefix(300))")
+        }
+    }
+
+    /// Plays the system browser: loads `url`, follows redirects and submits self-submitting forms
+    /// (a form_post answer is POSTed to its `action`, a loopback listener for example) until a page
+    /// that is neither, and returns that last response (the listener's page).
+    ///
+    /// - Throws: `CancellationError` as ``authorize(startURL:redirectURIPrefix:)``;
+    ///   ``TestSupportError`` when a request fails or the hops run out.
+    @discardableResult
+    public func browse(_ url: URL) async throws -> Response {
+        try await browse(Request(url: url, headers: Self.browserHeaders))
+    }
+
+    /// ``browse(_:)`` starting with `request` (to send again a request seen in ``responses``).
+    @discardableResult
+    public func browse(_ request: Request) async throws -> Response {
+        switch try await run(request, stopAt: nil) {
+        case .reached(let url): throw TestSupportError("ScriptedBrowser: stopped at \(url) without a page")
+        case .page(let response): return response
+        }
+    }
+
+    private enum Outcome {
+        /// A URL starting with the prefix to stop at, not requested.
+        case reached(URL)
+        /// A response that is neither a redirect nor a form to submit.
+        case page(Response)
+    }
+
+    private static let browserHeaders: [(name: String, value: String)] = [
+        ("User-Agent", "MSALTestSupport.ScriptedBrowser")
+    ]
+
+    private func run(_ start: Request, stopAt redirectURIPrefix: String?) async throws -> Outcome {
         let client: CurlClient
         do {
             client = try CurlClient()
@@ -159,16 +209,25 @@ public final class ScriptedBrowser: MSALWebviewProvider {
             throw TestSupportError("ScriptedBrowser: cannot create the HTTP client: \(error)")
         }
         var cookies: [String: [String: String]] = [:]
-        let browserHeaders: [(name: String, value: String)] = [("User-Agent", "MSALTestSupport.ScriptedBrowser")]
-        var next = Request(url: startURL, headers: browserHeaders)
+        let browserHeaders = Self.browserHeaders
+        var next = start
         var hop = 0
         while true {
-            if Self.isRedirect(next.url, prefix: redirectURIPrefix) { return next.url }
+            if let redirectURIPrefix, Self.isRedirect(next.url, prefix: redirectURIPrefix) {
+                guard next.method == "GET" else {
+                    throw TestSupportError(
+                        "ScriptedBrowser: the server answered with a form that POSTs to the redirect URI "
+                            + "(response_mode=form_post); a custom web view only returns URLs. Use browse(_:) to play "
+                            + "the system browser.")
+                }
+                return .reached(next.url)
+            }
             try Task.checkCancellation()
             if let limit = configuration.cancelAfterHops, hop >= limit { throw CancellationError() }
             guard hop < configuration.maximumHops else {
                 throw TestSupportError(
-                    "ScriptedBrowser: \(configuration.maximumHops) requests without reaching \(redirectURIPrefix)")
+                    "ScriptedBrowser: \(configuration.maximumHops) requests without reaching "
+                        + (redirectURIPrefix ?? "a page"))
             }
             hop += 1
             let unaltered = next
@@ -191,10 +250,8 @@ public final class ScriptedBrowser: MSALWebviewProvider {
                     : Request(url: target, headers: browserHeaders)
                 continue
             }
-            guard let following = configuration.onResponse?(response) else {
-                throw TestSupportError(
-                    "ScriptedBrowser: \(request.method) \(request.url.absoluteString) answered \(response.status) "
-                        + "without a redirect: \(response.bodyText.prefix(300))")
+            guard let following = configuration.onResponse?(response) ?? Self.selfSubmittingForm(response) else {
+                return .page(response)
             }
             next = following
         }
@@ -222,6 +279,30 @@ public final class ScriptedBrowser: MSALWebviewProvider {
         }
     }
 
+    /// The `POST` a browser makes on loading `response`: its first form, when the page is HTML
+    /// whose form has `method="post"` and a script that submits it (`.submit()`); the hidden and
+    /// other named inputs' values (HTML entities decoded) are the fields, the `action` (resolved
+    /// against the page's URL) is the target.
+    static func selfSubmittingForm(_ response: Response) -> Request? {
+        // glewlwyd sends its form_post page without a Content-Type.
+        let type = response.header("Content-Type")?.lowercased() ?? ""
+        let text = response.bodyText
+        let isHTML = type.contains("html") || (type.isEmpty && text.lowercased().contains("<html"))
+        guard response.status == 200, isHTML, text.contains(".submit()") else { return nil }
+        let tags = HTMLTags(text)
+        guard let form = tags.first(where: { $0.name == "form" }), form.attributes["method"]?.lowercased() == "post",
+            let action = form.attributes["action"], let target = URL(string: action, relativeTo: response.request.url)
+        else { return nil }
+        var fields: [(name: String, value: String)] = []
+        for input in tags where input.name == "input" {
+            guard let name = input.attributes["name"], !name.isEmpty,
+                (input.attributes["type"]?.lowercased() ?? "text") != "submit"
+            else { continue }
+            fields.append((name, input.attributes["value"] ?? ""))
+        }
+        return Request.form(target.absoluteURL, fields)
+    }
+
     private static func isRedirect(_ url: URL, prefix: String) -> Bool {
         !prefix.isEmpty && url.absoluteString.lowercased().hasPrefix(prefix.lowercased())
     }
@@ -237,5 +318,176 @@ public final class ScriptedBrowser: MSALWebviewProvider {
             guard !name.isEmpty else { continue }
             cookies[host, default: [:]][name] = parts[1].trimmingCharacters(in: .whitespaces)
         }
+    }
+}
+
+extension ScriptedBrowser {
+    /// The text of a POSIX shell script that plays the system browser with `curl` (for
+    /// `$BROWSER` or ``MSAL/MSALWebviewParameters/browserCommand``): it writes the URL it is given
+    /// to `urlFile` (when set), loads it following redirects, and when the last page is a form that
+    /// POSTs (a `response_mode=form_post` answer) submits that form's named inputs to its
+    /// `action`, as a browser running the page's script would.
+    ///
+    /// - Parameters:
+    ///   - curl: the curl executable.
+    ///   - caFile: the PEM file of authorities to trust (the emulator's).
+    ///   - connectTo: curl `--connect-to` entries (``EntraEmulator/connectTo``).
+    ///   - urlFile: where the URL is written, or `nil`.
+    ///   - extraArguments: more curl arguments, each passed as one word (for example a cookie).
+    public static func curlScript(
+        curl: String = "/usr/bin/curl", caFile: String, connectTo: [String] = [], urlFile: String? = nil,
+        extraArguments: [String] = []
+    ) -> String {
+        func quoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let common =
+            ([quoted(curl), "-sS", "--max-time", "10", "--cacert", quoted(caFile)]
+            + connectTo.flatMap { ["--connect-to", quoted($0)] } + extraArguments.map(quoted)).joined(separator: " ")
+        let record = urlFile.map { "printf '%s\\n' \"$1\" > \(quoted($0))\n" } ?? ""
+        return """
+            #!/bin/sh
+            # Plays the browser: load "$1" following redirects, then submit a POST form if the page is one.
+            set -e
+            \(record)page=$(mktemp)
+            trap 'rm -f "$page"' EXIT
+            \(common) -L -o "$page" "$1"
+            tags=$(tr '<' '\\n' < "$page")
+            form=$(printf '%s\\n' "$tags" | grep -i '^form ' | head -n 1 || true)
+            printf '%s' "$form" | grep -qi 'method="post"' || exit 0
+            decode() { sed -e 's/&quot;/"/g' -e "s/&#39;/'/g" -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&amp;/\\&/g'; }
+            action=$(printf '%s' "$form" | sed -n 's/.*[Aa][Cc][Tt][Ii][Oo][Nn]="\\([^"]*\\)".*/\\1/p' | decode)
+            set --
+            while IFS= read -r tag; do
+                case $tag in
+                input*|INPUT*)
+                    name=$(printf '%s' "$tag" | sed -n 's/.* name="\\([^"]*\\)".*/\\1/p' | decode)
+                    value=$(printf '%s' "$tag" | sed -n 's/.* value="\\([^"]*\\)".*/\\1/p' | decode)
+                    if [ -n "$name" ]; then set -- "$@" --data-urlencode "$name=$value"; fi
+                    ;;
+                esac
+            done <<EOF
+            $tags
+            EOF
+            exec \(common) -o /dev/null "$@" "$action"
+
+            """
+    }
+}
+
+/// The start tags of an HTML page, with their attributes (names lower-cased, values with
+/// entities decoded): just enough to read a form.
+struct HTMLTags: Sequence {
+    struct Tag {
+        var name: String
+        var attributes: [String: String]
+    }
+
+    private let tags: [Tag]
+
+    init(_ html: String) {
+        var tags: [Tag] = []
+        var rest = Substring(html)
+        while let open = rest.firstIndex(of: "<") {
+            rest = rest[rest.index(after: open)...]
+            guard let close = rest.firstIndex(of: ">") else { break }
+            let inside = rest[..<close]
+            rest = rest[rest.index(after: close)...]
+            guard let first = inside.first, first.isLetter else { continue }
+            tags.append(Self.parse(inside))
+        }
+        self.tags = tags
+    }
+
+    func makeIterator() -> IndexingIterator<[Tag]> {
+        tags.makeIterator()
+    }
+
+    /// `name attr="v" attr='v' attr=v attr` (without the angle brackets).
+    private static func parse(_ text: Substring) -> Tag {
+        var characters = Array(text)
+        if characters.last == "/" { characters.removeLast() }
+        var index = 0
+        func skipSpaces() {
+            while index < characters.count, characters[index].isWhitespace { index += 1 }
+        }
+        func word() -> String {
+            var result = ""
+            while index < characters.count, !characters[index].isWhitespace, characters[index] != "=" {
+                result.append(characters[index])
+                index += 1
+            }
+            return result
+        }
+        let name = word().lowercased()
+        var attributes: [String: String] = [:]
+        while true {
+            skipSpaces()
+            guard index < characters.count else { break }
+            let attribute = word().lowercased()
+            guard !attribute.isEmpty else {
+                index += 1
+                continue
+            }
+            skipSpaces()
+            var value = ""
+            if index < characters.count, characters[index] == "=" {
+                index += 1
+                skipSpaces()
+                if index < characters.count, characters[index] == "\"" || characters[index] == "'" {
+                    let quote = characters[index]
+                    index += 1
+                    while index < characters.count, characters[index] != quote {
+                        value.append(characters[index])
+                        index += 1
+                    }
+                    index += 1
+                } else {
+                    while index < characters.count, !characters[index].isWhitespace {
+                        value.append(characters[index])
+                        index += 1
+                    }
+                }
+            }
+            if attributes[attribute] == nil { attributes[attribute] = decodeEntities(value) }
+        }
+        return Tag(name: name, attributes: attributes)
+    }
+
+    /// `&amp;`, `&quot;`, `&lt;`, `&gt;`, `&apos;` and numeric references decoded; others kept.
+    static func decodeEntities(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let amp = rest.firstIndex(of: "&") {
+            result += rest[..<amp]
+            rest = rest[amp...]
+            guard let semicolon = rest.firstIndex(of: ";"), rest.distance(from: amp, to: semicolon) <= 10 else {
+                result.append("&")
+                rest = rest.dropFirst()
+                continue
+            }
+            let entity = rest[rest.index(after: amp)..<semicolon]
+            var decoded: String?
+            switch entity {
+            case "amp": decoded = "&"
+            case "quot": decoded = "\""
+            case "lt": decoded = "<"
+            case "gt": decoded = ">"
+            case "apos": decoded = "'"
+            default:
+                if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
+                    decoded = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String($0) }
+                } else if entity.hasPrefix("#") {
+                    decoded = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init).map { String($0) }
+                }
+            }
+            if let decoded {
+                result += decoded
+                rest = rest[rest.index(after: semicolon)...]
+            } else {
+                result.append("&")
+                rest = rest.dropFirst()
+            }
+        }
+        return result + rest
     }
 }

@@ -52,20 +52,15 @@ final class CLITestEnvironment {
     }
 
     /// A `$BROWSER` script that plays the user's browser: fetches the sign-in URL with curl
-    /// (trusting the emulator's CA, its host names sent to it) and follows the redirects to the
-    /// loopback listener.
+    /// (trusting the emulator's CA, its host names sent to it), follows the redirects and submits
+    /// the emulator's form_post page to the loopback listener.
     func browserScript() throws -> String {
         let curl = "/usr/bin/curl"
         guard FileManager.default.isExecutableFile(atPath: curl) else { throw XCTSkip("curl is not installed") }
-        let connectTo = emulator.connectTo.map { "--connect-to '\($0)'" }.joined(separator: " ")
         let script = directory.appendingPathComponent("browser")
-        let text = """
-            #!/bin/sh
-            echo "$1" > '\(directory.path)/browser.url'
-            exec \(curl) -sS -L --max-time 10 --cacert '\(emulator.certificateAuthority.certificateFile)' \
-            \(connectTo) -o /dev/null "$1"
-
-            """
+        let text = ScriptedBrowser.curlScript(
+            curl: curl, caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo,
+            urlFile: directory.appendingPathComponent("browser.url").path)
         try Data(text.utf8).write(to: script)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)
         return script.path

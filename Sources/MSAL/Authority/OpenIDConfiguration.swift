@@ -15,4 +15,6 @@ struct OpenIDConfiguration: Sendable, Hashable {
     let deviceAuthorizationEndpoint: URL?
     /// `jwks_uri`, when present.
     let jwksURI: URL?
+    /// `response_modes_supported`, when it is an array of strings (`nil` otherwise).
+    var responseModesSupported: [String]? = nil
 }

@@ -6,7 +6,8 @@ enum OpenIDConfigurationParser {
     ///
     /// - Parameter policy: where the endpoints may point (``DiscoveryURLPolicy``).
     /// - Returns: the required `authorization_endpoint`, `token_endpoint` and `issuer`, and the
-    ///   optional `end_session_endpoint`, `device_authorization_endpoint` and `jwks_uri`.
+    ///   optional `end_session_endpoint`, `device_authorization_endpoint` and `jwks_uri`, and
+    ///   `response_modes_supported` when it is an array of strings (else `nil`).
     ///   `{tenantid}` in the issuer (AAD's multi-tenant documents) is replaced by the first path
     ///   segment of `configurationURL` (`common` for `.../common/v2.0/.well-known/...`).
     /// - Throws: -50000 with internal -42010 when the document has an `error`; -50000 with internal
@@ -44,7 +45,8 @@ enum OpenIDConfigurationParser {
             issuer: issuer,
             endSessionEndpoint: try reader.optional("end_session_endpoint"),
             deviceAuthorizationEndpoint: try reader.optional("device_authorization_endpoint"),
-            jwksURI: try reader.optional("jwks_uri")
+            jwksURI: try reader.optional("jwks_uri"),
+            responseModesSupported: json.array("response_modes_supported").flatMap(DiscoveryJSON.strings)
         )
     }
 

@@ -53,6 +53,8 @@ struct InteractiveFlow {
         authorize.domainHint = request.domainHint
         authorize.instanceAware = context.multipleCloudsSupported
         authorize.extraQueryParameters = AuthorizationRequest.orderedParameters(request.extraQueryParameters)
+        authorize.responseMode = RedirectResponseMode.choose(
+            supportedByServer: resolved.configuration.responseModesSupported, systemBrowser: web.usesSystemBrowser)
 
         let response = try await web.authorize(authorize)
 

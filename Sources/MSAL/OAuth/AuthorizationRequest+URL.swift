@@ -44,7 +44,7 @@ extension AuthorizationRequest {
         add("X-AnchorMailbox", anchorMailbox)
         if instanceAware { add("instance_aware", "true") }
         add("domain_hint", domainHint)
-        add("response_mode", "query")
+        add("response_mode", responseMode.wireValue)
 
         var sent = Set(parameters.map { $0.name.lowercased() })
         for extra in extraQueryParameters {

@@ -36,6 +36,9 @@ struct AuthorizationRequest: Sendable {
     var instanceAware = false
     /// `domain_hint`.
     var domainHint: String?
+    /// `response_mode`: ``RedirectResponseMode/formPost`` for the loopback listener when the server
+    /// offers it (``RedirectResponseMode/choose(supportedByServer:systemBrowser:)``), else `query`.
+    var responseMode = RedirectResponseMode.query
     /// `client-request-id`, and the correlation id of everything logged for the request.
     var correlationId: UUID
     /// `x-app-name`, when known.

@@ -5,15 +5,27 @@ import MSALNative
 /// 127.0.0.1 and, for `localhost`, also on ::1 with the same port.
 ///
 /// - Binds when created (port 0 gives a free port, see ``port``); starts answering with
-///   ``waitForRedirect(expectedState:timeout:)``.
-/// - Only `GET` on the redirect URI's path counts; everything else gets 404 and the wait goes on.
-///   A request on the path without the expected `state` gets an error page and is ignored, so a
+///   ``waitForRedirect(expectedState:responseMode:timeout:)``.
+/// - In ``RedirectResponseMode/query`` mode only `GET` on the redirect URI's path counts; in
+///   ``RedirectResponseMode/formPost`` mode only a `POST` of an `application/x-www-form-urlencoded`
+///   body (at most ``maximumBodyBytes``) does, and a `GET` carrying a `code` is refused with an
+///   error page and never returned (a `GET` carrying only an `error` is still taken). Other paths
+///   and methods get 404 and the wait goes on.
+/// - Only a loopback `Host` naming the listener's port (`127.0.0.1:<port>`, `localhost:<port>`,
+///   `[::1]:<port>`, case-insensitive) is answered; another host (a DNS-rebinding page) gets 421,
+///   a missing or repeated `Host` 400, and the wait goes on.
+/// - A request on the path without the expected `state` gets an error page and is ignored, so a
 ///   stray or malicious local request cannot end the sign-in.
+/// - At most ``maximumConnections`` connections are served at once; when all are taken, the one
+///   open longest is dropped for the newcomer. Each connection has ``requestDeadline`` seconds
+///   from its accept for its whole request (head and body); a silent or slow client is dropped
+///   then, so idle or slow-loris connections cannot keep the browser's redirect out.
 /// - The browser gets a short success or error page (no code, token or server message in it).
 /// - Sockets are accepted and read on threads of their own, never on Swift's cooperative pool.
-/// - Ends with the full redirect URL, or fails with ``MSALError/userCanceled`` on timeout, on
-///   cancellation of the waiting task, or on ``cancel(_:)``; ``fail(_:)`` ends it with any error.
-///   The sockets are closed when it ends.
+/// - Ends with the full redirect URL (in form_post mode, the redirect URI with the POSTed
+///   parameters as its query: assembled here, never sent over the wire), or fails with
+///   ``MSALError/userCanceled`` on timeout, on cancellation of the waiting task, or on
+///   ``cancel(_:)``; ``fail(_:)`` ends it with any error. The sockets are closed when it ends.
 final class LoopbackRedirectListener: Sendable {
     /// The port bound.
     let port: Int
@@ -39,16 +51,23 @@ final class LoopbackRedirectListener: Sendable {
         var started = false
         var closed = false
         var expectedState: String?
-        var connections: [ObjectIdentifier: TCPSocket] = [:]
+        var responseMode = RedirectResponseMode.query
+        /// The open connections and their accept order (the smallest was accepted first).
+        var connections: [ObjectIdentifier: (socket: TCPSocket, order: Int)] = [:]
+        var accepted = 0
         var timer: DispatchWorkItem?
     }
 
-    /// The most connections answered at once; further ones are closed at once.
-    static let maximumConnections = 32
-    /// How long a connection may take to send its request head.
-    static let requestTimeout: Double = 10
-    /// The largest request head read.
+    /// The most connections served at once (16). A browser opens one or two (a speculative one
+    /// among them); when all are taken, the connection open longest is dropped for the newcomer.
+    static let maximumConnections = 16
+    /// Seconds a connection has, from its accept, to send its whole request, head and body (5).
+    /// A browser sends its redirect at once; a silent or slow client is dropped at this deadline.
+    static let requestDeadline: Double = 5
+    /// The largest request head read (16 KiB); a longer one gets 431.
     static let maximumHeadBytes = 16384
+    /// The largest form_post body read (64 KiB; Entra's is a few KiB); a longer one gets 413.
+    static let maximumBodyBytes = 65536
 
     /// Binds the loopback address of `redirect` (an `http` loopback redirect URI).
     ///
@@ -107,11 +126,14 @@ final class LoopbackRedirectListener: Sendable {
     /// - Parameters:
     ///   - expectedState: the `state` value sent in the authorize URL (as sent); requests without
     ///     it are ignored. `nil` accepts any request on the path.
+    ///   - responseMode: the `response_mode` of the authorize URL: how the redirect arrives.
     ///   - timeout: seconds to wait for the browser.
     /// - Returns: the redirect URL (`http://localhost:<port>/<path>?code=...&state=...`).
     /// - Throws: ``MSALError/userCanceled`` on timeout or cancellation; the error given to ``fail(_:)``.
-    func waitForRedirect(expectedState: String?, timeout: TimeInterval) async throws -> URL {
-        start(expectedState: expectedState, timeout: timeout)
+    func waitForRedirect(
+        expectedState: String?, responseMode: RedirectResponseMode = .query, timeout: TimeInterval
+    ) async throws -> URL {
+        start(expectedState: expectedState, responseMode: responseMode, timeout: timeout)
         let result = await withTaskCancellationHandler {
             await outcome.wait()
         } onCancel: {
@@ -142,7 +164,7 @@ final class LoopbackRedirectListener: Sendable {
                 state.connections = [:]
                 state.timer = nil
             }
-            return (Array(state.connections.values), state.timer)
+            return (state.connections.values.map(\.socket), state.timer)
         }
         timer?.cancel()
         for listener in listeners {
@@ -160,7 +182,7 @@ final class LoopbackRedirectListener: Sendable {
 
     // MARK: - Accepting
 
-    private func start(expectedState: String?, timeout: TimeInterval) {
+    private func start(expectedState: String?, responseMode: RedirectResponseMode, timeout: TimeInterval) {
         let timer = DispatchWorkItem { [weak self] in
             self?.cancel(
                 "The sign-in timed out: the browser did not return to \(self?.redirectURI ?? "the redirect URI") "
@@ -171,6 +193,7 @@ final class LoopbackRedirectListener: Sendable {
             guard !state.started, !state.closed else { return false }
             state.started = true
             state.expectedState = expectedState
+            state.responseMode = responseMode
             state.timer = timer
             return true
         }
@@ -195,18 +218,29 @@ final class LoopbackRedirectListener: Sendable {
                 continue
             }
             guard let socket else { return }
-            let admitted = state.withLock { state -> Bool in
-                guard !state.closed, state.connections.count < Self.maximumConnections else { return false }
-                state.connections[ObjectIdentifier(socket)] = socket
-                return true
+            let key = ObjectIdentifier(socket)
+            let admission = state.withLock { state -> (admitted: Bool, evicted: TCPSocket?) in
+                guard !state.closed else { return (false, nil) }
+                var evicted: TCPSocket?
+                if state.connections.count >= Self.maximumConnections,
+                    let oldest = state.connections.min(by: { $0.value.order < $1.value.order })
+                {
+                    state.connections[oldest.key] = nil
+                    evicted = oldest.value.socket
+                }
+                state.accepted += 1
+                state.connections[key] = (socket, state.accepted)
+                return (true, evicted)
             }
-            guard admitted else {
+            // The dropped connection's thread wakes, finds its socket shut and closes it.
+            admission.evicted?.shutdown()
+            guard admission.admitted else {
                 socket.close()
                 continue
             }
             let thread = Thread { [self] in
                 serve(socket)
-                state.withLock { _ = $0.connections.removeValue(forKey: ObjectIdentifier(socket)) }
+                state.withLock { _ = $0.connections.removeValue(forKey: key) }
                 socket.close()
             }
             thread.name = "msal-loopback-connection"
@@ -217,25 +251,74 @@ final class LoopbackRedirectListener: Sendable {
     // MARK: - One request
 
     private func serve(_ socket: TCPSocket) {
-        socket.setReceiveTimeout(seconds: Self.requestTimeout)
-        guard let head = readHead(socket) else { return }
-        let requestLine = head.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? ""
-        let words = requestLine.split(separator: " ")
-        guard words.count == 3, words[2].hasPrefix("HTTP/1.") else {
+        let deadline = ContinuousClock.now + .milliseconds(Int(Self.requestDeadline * 1000))
+        let request: LoopbackHTTPRequest
+        switch readRequest(socket, deadline: deadline) {
+        case .request(let read): request = read
+        case .dropped: return
+        case .refused(let status, let reason):
+            send(socket, status: status, reason: reason, body: nil)
+            return
+        }
+        let hosts = request.headers.filter { $0.name == "host" }
+        guard hosts.count == 1 else {
             send(socket, status: 400, reason: "Bad Request", body: nil)
             return
         }
-        let method = String(words[0])
-        let target = String(words[1])
-        let targetPath = String(target.prefix { $0 != "?" && $0 != "#" })
-        guard method == "GET", targetPath == expectedPath else {
+        guard Self.isLoopbackHost(hosts[0].value, port: port) else {
+            Log.warning(
+                "The loopback listener refused a request whose Host is not a loopback name (a rebound DNS name?).",
+                correlationId: correlationId)
+            send(
+                socket, status: 421, reason: "Misdirected Request",
+                body: Self.page(
+                    title: "Sign-in response not accepted",
+                    message: "This request was not addressed to the application's sign-in listener on this "
+                        + "computer. Return to the application and try again if needed."))
+            return
+        }
+        let targetPath = String(request.target.prefix { $0 != "?" && $0 != "#" })
+        guard targetPath == expectedPath else {
             send(socket, status: 404, reason: "Not Found", body: nil)
             return
         }
-        let query = target.firstIndex(of: "?").map { String(target[target.index(after: $0)...]) } ?? ""
-        let parameters = FormURLEncoding.decode(query) ?? []
+        let query =
+            request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
+            ?? ""
+        let (expectedState, mode) = state.withLock { ($0.expectedState, $0.responseMode) }
+        let parameters: [(name: String, value: String)]
+        switch (request.method, mode) {
+        case ("GET", .query):
+            parameters = FormURLEncoding.decode(query) ?? []
+        case ("GET", .formPost):
+            let inURL = FormURLEncoding.decode(query) ?? []
+            guard !inURL.contains(where: { $0.name == "code" }), inURL.contains(where: { $0.name == "error" }) else {
+                if inURL.contains(where: { $0.name == "code" }) {
+                    Log.warning(
+                        "The loopback listener refused a GET carrying a code: this sign-in expects form_post.",
+                        correlationId: correlationId)
+                }
+                send(
+                    socket, status: 400, reason: "Bad Request",
+                    body: Self.page(
+                        title: "Sign-in response not accepted",
+                        message: "This sign-in expects its response as a form submission, not in the address. "
+                            + "Return to the application and try again if needed."))
+                return
+            }
+            parameters = inURL
+        case ("POST", .formPost):
+            guard let body = request.body, let decoded = FormURLEncoding.decode(String(decoding: body, as: UTF8.self))
+            else {
+                send(socket, status: 400, reason: "Bad Request", body: nil)
+                return
+            }
+            parameters = decoded
+        default:
+            send(socket, status: 404, reason: "Not Found", body: nil)
+            return
+        }
         let receivedState = parameters.first { $0.name == "state" }?.value
-        let expectedState = state.withLock { $0.expectedState }
         if let expectedState {
             guard let receivedState, ConstantTime.equals(receivedState, expectedState) else {
                 Log.warning(
@@ -250,7 +333,9 @@ final class LoopbackRedirectListener: Sendable {
                 return
             }
         }
-        guard let url = URL(string: origin + target) else {
+        let address =
+            request.method == "POST" ? expectedPath + "?" + FormURLEncoding.encode(parameters) : request.target
+        guard let url = URL(string: origin + address) else {
             send(socket, status: 400, reason: "Bad Request", body: nil)
             return
         }
@@ -265,18 +350,97 @@ final class LoopbackRedirectListener: Sendable {
         }
     }
 
-    /// Reads up to the blank line that ends the request head; `nil` on timeout, close or overflow.
-    private func readHead(_ socket: TCPSocket) -> String? {
+    /// Whether `value` (a `Host` header) names this listener: `127.0.0.1`, `localhost` or `[::1]`
+    /// with `port` (case-insensitive; without a port only when `port` is 80).
+    static func isLoopbackHost(_ value: String, port: Int) -> Bool {
+        let host = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
+        let names = ["127.0.0.1", "localhost", "[::1]"]
+        return names.contains { host == "\($0):\(port)" || (port == 80 && host == $0) }
+    }
+
+    /// One request as read: method, target, headers (names lower-cased) and, for a POST, the body.
+    private struct LoopbackHTTPRequest {
+        var method: String
+        var target: String
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]?
+    }
+
+    private enum ReadOutcome {
+        case request(LoopbackHTTPRequest)
+        /// Answer with this status and close.
+        case refused(Int, String)
+        /// Close without an answer (timed out, closed by the client, or dropped for another).
+        case dropped
+    }
+
+    /// Reads one request (head, and the body of a form_post) before `deadline`.
+    private func readRequest(_ socket: TCPSocket, deadline: ContinuousClock.Instant) -> ReadOutcome {
         var bytes: [UInt8] = []
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
-        while bytes.count < Self.maximumHeadBytes {
-            guard let chunk = try? socket.receive(maximumCount: 4096), !chunk.isEmpty else { return nil }
+        var headEnd: Range<Int>?
+        while headEnd == nil {
+            guard bytes.count <= Self.maximumHeadBytes else { return .refused(431, "Request Header Fields Too Large") }
+            guard let chunk = receive(socket, before: deadline) else { return .dropped }
+            let searchFrom = max(0, bytes.count - 3)
             bytes += chunk
-            if bytes.firstRange(of: terminator) != nil {
-                return String(decoding: bytes, as: UTF8.self)
-            }
+            headEnd = bytes[searchFrom...].firstRange(of: terminator)
         }
-        return nil
+        guard let headEnd, headEnd.lowerBound <= Self.maximumHeadBytes else {
+            return .refused(431, "Request Header Fields Too Large")
+        }
+        let head = String(decoding: bytes[..<headEnd.lowerBound], as: UTF8.self)
+        let lines = head.components(separatedBy: "\r\n")
+        let words = (lines.first ?? "").split(separator: " ", omittingEmptySubsequences: false)
+        guard words.count == 3, words[2].hasPrefix("HTTP/1."), !words[1].isEmpty else {
+            return .refused(400, "Bad Request")
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { return .refused(400, "Bad Request") }
+            headers.append(
+                (
+                    line[..<colon].lowercased(),
+                    line[line.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+                ))
+        }
+        var request = LoopbackHTTPRequest(
+            method: String(words[0]), target: String(words[1]), headers: headers, body: nil)
+        // Only a form_post to the redirect path has a body worth reading; anything else gets its answer now.
+        let mode = state.withLock { $0.responseMode }
+        let path = String(request.target.prefix { $0 != "?" && $0 != "#" })
+        guard request.method == "POST", mode == .formPost, path == expectedPath else { return .request(request) }
+
+        // A form_post body: Content-Length only (a browser's form never uses chunked encoding).
+        guard !headers.contains(where: { $0.name == "transfer-encoding" }) else {
+            return .refused(411, "Length Required")
+        }
+        let lengths = headers.filter { $0.name == "content-length" }
+        guard lengths.count == 1, let length = Int(lengths[0].value), length >= 0 else {
+            return .refused(411, "Length Required")
+        }
+        guard length <= Self.maximumBodyBytes else { return .refused(413, "Content Too Large") }
+        let type = headers.first { $0.name == "content-type" }?.value.lowercased() ?? ""
+        guard
+            type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+                == "application/x-www-form-urlencoded"
+        else { return .refused(415, "Unsupported Media Type") }
+        var body = Array(bytes[headEnd.upperBound...])
+        while body.count < length {
+            guard let chunk = receive(socket, before: deadline) else { return .dropped }
+            body += chunk
+        }
+        request.body = Array(body.prefix(length))
+        return .request(request)
+    }
+
+    /// The next bytes before `deadline`; `nil` when the deadline passed or the stream ended.
+    private func receive(_ socket: TCPSocket, before deadline: ContinuousClock.Instant) -> [UInt8]? {
+        let left = deadline - ContinuousClock.now
+        let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        guard seconds > 0, let chunk = try? socket.receive(maximumCount: 4096, timeout: seconds), !chunk.isEmpty
+        else { return nil }
+        return chunk
     }
 
     private func send(_ socket: TCPSocket, status: Int, reason: String, body: String?) {

@@ -11,9 +11,11 @@ struct SystemBrowserWebview: MSALWebviewProvider {
     let correlationId: UUID?
 
     func authorize(startURL: URL, redirectURIPrefix: String) async throws -> URL {
-        // The listener takes only requests that carry the state of this authorize URL.
+        // The listener takes only requests that carry the state of this authorize URL, in the
+        // response mode it asks the server for.
         let state = URLComponents(url: startURL, resolvingAgainstBaseURL: false)?
             .queryItems?.first { $0.name == "state" }?.value
+        let responseMode = RedirectResponseMode(startURL: startURL)
         let listener = listener
         let browser = browser
         let correlationId = correlationId
@@ -26,6 +28,6 @@ struct SystemBrowserWebview: MSALWebviewProvider {
         }
         thread.name = "msal-open-browser"
         thread.start()
-        return try await listener.waitForRedirect(expectedState: state, timeout: timeout)
+        return try await listener.waitForRedirect(expectedState: state, responseMode: responseMode, timeout: timeout)
     }
 }

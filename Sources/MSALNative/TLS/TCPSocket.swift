@@ -59,6 +59,39 @@ package final class TCPSocket: Sendable {
         }
     }
 
+    /// Receives up to `maximumCount` bytes, waiting at most `timeout` seconds for them (`poll`,
+    /// then a non-blocking `recv`): `nil` when nothing arrived in time, empty at the end of the
+    /// stream. A connection that is shut down (``shutdown()``) reads as the end of the stream.
+    package func receive(maximumCount: Int, timeout: Double) throws(NativeError) -> [UInt8]? {
+        let deadline = monotonicSeconds() + max(0, timeout)
+        var buffer = [UInt8](repeating: 0, count: max(1, maximumCount))
+        while true {
+            let left = deadline - monotonicSeconds()
+            guard left > 0 else { return nil }
+            var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, Int32(min(left, 86_400) * 1000) + 1)
+            if ready == 0 { continue }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw SocketAddress.systemError("poll")
+            }
+            let received = buffer.withUnsafeMutableBytes {
+                Glibc.recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+            }
+            if received >= 0 { return Array(buffer.prefix(received)) }
+            // EAGAIN: woken without data; wait again for the time left.
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            throw SocketAddress.systemError("recv")
+        }
+    }
+
+    /// Seconds on the monotonic clock (for deadlines that wall-clock changes cannot move).
+    private func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000
+    }
+
     /// Sets how long a blocking receive waits before failing (`SO_RCVTIMEO`); 0 waits forever.
     package func setReceiveTimeout(seconds: Double) {
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1_000_000))

@@ -28,11 +28,13 @@ extension EmulatorEngine {
                     message: "The redirect URI '\(parameters["redirect_uri"] ?? "")' specified in the request does "
                         + "not match the redirect URIs configured for the application '\(client.clientId)'."))
         }
+        let requestedMode = parameters["response_mode"] ?? "query"
         let redirect = AuthorizeRedirect(
-            context: context, redirectURI: redirectURI, responseMode: parameters["response_mode"] ?? "query",
+            context: context, redirectURI: redirectURI,
+            responseMode: requestedMode == "form_post" && !offersFormPost ? "query" : requestedMode,
             state: parameters["state"])
         if let error = directive.error { return redirect.error(error) }
-        if let problem = Self.validate(parameters) { return redirect.error(problem) }
+        if let problem = Self.validate(parameters, responseModes: responseModes) { return redirect.error(problem) }
 
         let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
         let prompt = parameters["prompt"]
@@ -147,7 +149,7 @@ extension EmulatorEngine {
     }
 
     /// Checks the protocol parameters Entra insists on.
-    private static func validate(_ parameters: [String: String]) -> EntraErrorResponse? {
+    private static func validate(_ parameters: [String: String], responseModes: [String]) -> EntraErrorResponse? {
         guard parameters["response_type"] == "code" else {
             return EntraErrorResponse(
                 error: "unsupported_response_type", code: 70005,
@@ -164,7 +166,7 @@ extension EmulatorEngine {
                 error: "invalid_request", code: 50147,
                 message: "The code_challenge_method '\(method)' is not supported; use S256.")
         }
-        if let mode = parameters["response_mode"], !["query", "fragment", "form_post"].contains(mode) {
+        if let mode = parameters["response_mode"], !responseModes.contains(mode) {
             return EntraErrorResponse(
                 error: "invalid_request", code: 70007,
                 message: "The response_mode '\(mode)' is not supported.")
@@ -223,12 +225,21 @@ struct AuthorizeRedirect {
                 host: context.issuerHost, state: state))
     }
 
+    /// Redirects with `items` in the query or fragment, or (form_post) answers with the page
+    /// Entra sends: a form of hidden inputs POSTed to the redirect URI by a script when the page
+    /// loads, with a submit button for a browser without scripts.
     func respond(_ items: [(String, String)]) -> HTTPServerResponse {
         if responseMode == "form_post" {
-            let fields = items.map { "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\"/>" }
+            let fields = items.map {
+                "<input type=\"hidden\" name=\"\(escape($0.0))\" value=\"\(escape($0.1))\" />"
+            }
             return .html(
-                "<html><body onload=\"document.forms[0].submit()\"><form method=\"POST\" action=\"\(escape(redirectURI))\">"
-                    + fields.joined() + "</form></body></html>")
+                "<html><head><title>Working...</title></head><body>"
+                    + "<form method=\"POST\" name=\"hiddenform\" action=\"\(escape(redirectURI))\">"
+                    + fields.joined()
+                    + "<noscript><p>Script is disabled. Click Submit to continue.</p>"
+                    + "<input type=\"submit\" value=\"Submit\" /></noscript></form>"
+                    + "<script language=\"javascript\">document.forms[0].submit();</script></body></html>")
         }
         let encoded = items.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
         if responseMode == "fragment" { return .redirect(to: "\(redirectURI)#\(encoded)") }
@@ -237,7 +248,8 @@ struct AuthorizeRedirect {
 
     private func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "'", with: "&#39;")
     }
 
     /// Percent-encodes everything but unreserved characters (RFC 3986).

@@ -78,7 +78,7 @@ extension EmulatorEngine {
             "end_session_endpoint": "\(base)/oauth2/v2.0/logout",
             "jwks_uri": "\(base)/discovery/v2.0/keys",
             "token_endpoint_auth_methods_supported": ["client_secret_post", "private_key_jwt", "client_secret_basic"],
-            "response_modes_supported": ["query", "fragment", "form_post"],
+            "response_modes_supported": responseModes,
             "response_types_supported": ["code", "id_token", "code id_token", "id_token token"],
             "subject_types_supported": ["pairwise"],
             "id_token_signing_alg_values_supported": ["RS256"],
@@ -115,7 +115,7 @@ extension EmulatorEngine {
             "end_session_endpoint": "\(base)/oauth2/logout",
             "jwks_uri": "\(base)/discovery/keys",
             "userinfo_endpoint": "\(base)/userinfo",
-            "response_modes_supported": ["query", "fragment", "form_post"],
+            "response_modes_supported": responseModes,
             "response_types_supported": ["code", "id_token", "code id_token", "id_token token"],
             "grant_types_supported": [
                 "authorization_code", "refresh_token", "password", "urn:ietf:params:oauth:grant-type:device_code",
@@ -134,6 +134,11 @@ extension EmulatorEngine {
     func issuer(_ context: EmulatorRequestContext, tenantId: String, b2c: Bool = false) -> String {
         if context.route.style == .adfs { return "\(context.origin)/adfs" }
         return b2c ? "\(context.origin)/\(tenantId)/v2.0/" : "https://\(context.issuerHost)/\(tenantId)/v2.0"
+    }
+
+    /// `response_modes_supported`: Entra's three, or without `form_post` when it is not offered.
+    var responseModes: [String] {
+        offersFormPost ? ["query", "fragment", "form_post"] : ["query", "fragment"]
     }
 
     /// The JSON Web Key Set with the emulator's signing key.

@@ -9,12 +9,15 @@ final class EmulatorEngine: Sendable {
     let clouds: [EmulatorCloud]
     let deviceVerificationURI: String
     let signingKey: EmulatorSigningKey
+    /// ``EntraEmulator/Configuration/offersFormPost``.
+    let offersFormPost: Bool
 
     init(configuration: EntraEmulator.Configuration) throws {
         state = Locked(EmulatorState(configuration: configuration))
         clouds = configuration.clouds
         deviceVerificationURI = configuration.deviceVerificationURI
         signingKey = try configuration.signingKey ?? EmulatorSigningKey()
+        offersFormPost = configuration.offersFormPost
     }
 
     var now: Date { state.withLock { $0.now } }

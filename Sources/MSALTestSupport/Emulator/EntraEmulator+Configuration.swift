@@ -1,6 +1,7 @@
 extension EntraEmulator {
     /// How an emulator starts: port, clouds, directory contents, lifetimes and behaviour. Everything
-    /// except ``port``, ``clouds`` and ``additionalHostNames`` can also be changed while it runs.
+    /// except ``port``, ``clouds``, ``additionalHostNames`` and ``offersFormPost`` can also be
+    /// changed while it runs.
     public struct Configuration: Sendable {
         /// The port on 127.0.0.1, or 0 for a free one.
         public var port: Int
@@ -29,6 +30,11 @@ extension EntraEmulator {
         public var deviceVerificationURI: String
         /// The key that signs tokens; `nil` makes a new one (a few hundred milliseconds).
         public var signingKey: EmulatorSigningKey?
+        /// Whether `response_mode=form_post` is offered, as Entra does: listed in the OpenID
+        /// configuration's `response_modes_supported` and answered with an auto-submitting form.
+        /// `false` lists only `query` and `fragment` and refuses `form_post` (error 70007, in the
+        /// query), like a server without it, so the library's query mode stays tested.
+        public var offersFormPost: Bool
 
         /// The default configuration: a free port, every Microsoft cloud, the tenants, users and
         /// apps of ``EmulatorTenant/defaults``, ``EmulatorUser/defaults`` and
@@ -45,7 +51,8 @@ extension EntraEmulator {
             refreshTokenRotation: EmulatorRefreshTokenRotation = .rotate,
             deviceCodeInterval: Int = 5,
             deviceVerificationURI: String = "https://microsoft.com/devicelogin",
-            signingKey: EmulatorSigningKey? = nil
+            signingKey: EmulatorSigningKey? = nil,
+            offersFormPost: Bool = true
         ) {
             self.port = port
             self.clouds = clouds
@@ -59,6 +66,7 @@ extension EntraEmulator {
             self.deviceCodeInterval = deviceCodeInterval
             self.deviceVerificationURI = deviceVerificationURI
             self.signingKey = signingKey
+            self.offersFormPost = offersFormPost
         }
     }
 }

@@ -42,6 +42,12 @@ final class GlewlwydBrowser: Sendable {
         cookies.withLock { jar in jar.contains { $0.name == Self.sessionCookie } }
     }
 
+    /// The `Cookie` header this browser sends to glewlwyd (empty without cookies), so another
+    /// browser can carry on with its session.
+    var cookieHeader: String {
+        cookies.withLock { jar in jar.map { "\($0.name)=\($0.value)" }.joined(separator: "; ") }
+    }
+
     /// Forgets every cookie (a new private window).
     func clearCookies() {
         cookies.withLock { $0.removeAll() }

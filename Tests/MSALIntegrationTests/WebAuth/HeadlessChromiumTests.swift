@@ -43,4 +43,58 @@ final class HeadlessChromiumTests: XCTestCase {
         let response = try await web.authorize(request)
         XCTAssertEqual(response.code, FakeAuthorizeServer.code)
     }
+
+    /// Signs in on the emulator through the public API with chromium as the browser, its final
+    /// DOM (`--dump-dom`) written to a file; returns the emulator and that DOM.
+    private func signInOnTheEmulator(offersFormPost: Bool) async throws -> (EntraEmulator, String) {
+        guard let chromium = Self.chromiumPath() else {
+            throw XCTSkip("chromium is not installed (apt-get install chromium); the headless browser test is skipped")
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let emulator = try EmulatedApp.makeEmulator { $0.offersFormPost = offersFormPost }
+        let authority = emulator.authority(tenant: "common")
+        let app = try EmulatedApp(emulator: emulator, authority: authority) { config in
+            config.knownAuthorities = [try MSALAuthority.authority(with: authority)]
+        }
+        let dom = directory.url.appendingPathComponent("dom.html").path
+        let chromiumCommand =
+            "exec \(chromium) --headless --no-sandbox --disable-gpu --user-data-dir=\(directory.url.path)/profile "
+            + "--ignore-certificate-errors-spki-list=\(emulator.certificate.spkiSHA256Base64) --dump-dom \"$1\" > \(dom)"
+        let webview = MSALWebviewParameters()
+        webview.browserCommand = "/bin/sh -c '\(chromiumCommand)' chromium %s"
+        webview.loopbackTimeout = 60
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+        let result = try await app.application.acquireToken(with: parameters)
+        XCTAssertEqual(result.account.username, EmulatorUser.alice.username)
+        // chromium exits once the page is loaded and dumped; wait for it to have written the DOM.
+        var text = ""
+        for _ in 0..<100 {
+            text = (try? String(contentsOfFile: dom, encoding: .utf8)) ?? ""
+            if text.contains("</html>") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return (emulator, text)
+    }
+
+    func testChromiumRunsTheFormPostPageAndPostsTheCodeToTheListener() async throws {
+        let (emulator, dom) = try await signInOnTheEmulator(offersFormPost: true)
+        defer { emulator.stop() }
+        let authorize = try XCTUnwrap(emulator.recentRequests(to: .authorize).last)
+        XCTAssertEqual(authorize.queryValue("response_mode"), "form_post")
+        // In form_post mode the listener refuses a GET with a code, so the sign-in came through the
+        // form's POST; the DOM chromium ended on is the listener's page, not the emulator's form.
+        XCTAssertTrue(dom.contains("Sign-in complete"), dom)
+        XCTAssertFalse(dom.contains("hiddenform"), dom)
+        let code = try XCTUnwrap(emulator.recentRequests(to: .token).last?.formValue("code"))
+        XCTAssertFalse(dom.contains(code))
+    }
+
+    func testChromiumUsesQueryModeWhenTheServerDoesNotOfferFormPost() async throws {
+        let (emulator, dom) = try await signInOnTheEmulator(offersFormPost: false)
+        defer { emulator.stop() }
+        let authorize = try XCTUnwrap(emulator.recentRequests(to: .authorize).last)
+        XCTAssertEqual(authorize.queryValue("response_mode"), "query")
+        XCTAssertTrue(dom.contains("Sign-in complete"), dom)
+    }
 }

@@ -56,6 +56,15 @@ final class AuthorizationRequestTests: XCTestCase {
         XCTAssertNil(value("claims", in: url))
     }
 
+    func testFormPostResponseModeIsSentInPlaceOfQuery() throws {
+        var request = makeRequest()
+        request.responseMode = .formPost
+        request.extraQueryParameters = [("response_mode", "fragment")]
+        let url = try request.url()
+        XCTAssertEqual(pairs(url).filter { $0.name == "response_mode" }.map(\.value), ["form_post"])
+        XCTAssertEqual(RedirectResponseMode(startURL: url), .formPost, "the listener reads the mode the URL asks for")
+    }
+
     func testEveryOptionalParameter() throws {
         var request = makeRequest()
         request.loginHint = "alice@contoso.com"
