@@ -95,6 +95,10 @@ final class AdversarialIdentityTests: FaultSuiteCase {
             (.claims(["exp": "\"abc\""]), "exp"),
             (.claims(["exp": nil]), "exp"),
             (.header(["alg": "\"HS256\""]), "alg"),
+            // A tenant id that is no path segment: the expected issuer is built from it for
+            // `common`, and building it trapped.
+            (.claims(["tid": "\"8d2f5e1a-3b4c`4d6e\""]), "tid"),
+            (.claims(["tid": "\"a/b c%zz\""]), "tid"),
         ]
         for (alteration, word) in cases {
             let before = CacheSnapshot.read(cacheFile)
