@@ -137,4 +137,27 @@ final class AdversarialIdentityTests: FaultSuiteCase {
         await assertRejected("sub at sign-in", word: "sub") { try await self.signIn() }
         assertCacheUnchanged(since: before)
     }
+
+    func testAnImportedRefreshTokenIsCheckedToo() async throws {
+        // An import has no account yet: the id token is checked, and when the account it names is
+        // cached in that tenant, the sub and oid must be the cached ones.
+        try await signIn()
+        let refreshToken = try XCTUnwrap(
+            CacheSnapshot.read(cacheFile).objects("RefreshToken").first?["secret"] as? String)
+        for (alteration, word) in [
+            (EmulatorFault.IDTokenAlteration.unsigned, "alg"), (.claims(["sub": "\"someone-else\""]), "sub"),
+            (.claims(["exp": "\"abc\""]), "exp"),
+        ] {
+            let before = CacheSnapshot.read(cacheFile)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .refreshToken)
+            await assertRejected("import \(alteration)", word: word) {
+                _ = try await self.app.application.acquireToken(byRefreshToken: refreshToken, scopes: ["User.Read"])
+            }
+            assertCacheUnchanged(since: before)
+        }
+        let imported = try await app.application.acquireToken(byRefreshToken: refreshToken, scopes: ["User.Read"])
+        remember(imported)
+        XCTAssertEqual(imported.account.username, EmulatorUser.alice.username)
+        XCTAssertEqual(try app.application.allAccounts().count, 1)
+    }
 }
