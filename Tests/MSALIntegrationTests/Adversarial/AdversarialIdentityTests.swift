@@ -160,4 +160,29 @@ final class AdversarialIdentityTests: FaultSuiteCase {
         XCTAssertEqual(imported.account.username, EmulatorUser.alice.username)
         XCTAssertEqual(try app.application.allAccounts().count, 1)
     }
+
+    func testAGuestTenantRefreshIsComparedWithinItsTenantOnly() async throws {
+        // Alice at home and as a guest in Fabrikam: one account, two tenants, two object ids.
+        let home = try await signIn()
+        let fabrikam = try MSALAuthority.authority(
+            with: XCTUnwrap(URL(string: "https://login.microsoftonline.com/\(EmulatorTenant.fabrikam.id)")))
+        let guest = try await app.signIn { $0.authority = fabrikam }
+        remember(guest)
+        XCTAssertEqual(guest.account.identifier, home.account.identifier)
+        let account = try XCTUnwrap(try app.application.allAccounts().first)
+        let parameters = silent(account, force: true)
+        parameters.authority = fabrikam
+        // The genuine guest refresh passes: its oid is compared with the guest id token, not the home one.
+        remember(try await app.application.acquireTokenSilent(with: parameters))
+
+        // The home tenant's oid in a Fabrikam answer is not this account's Fabrikam identity.
+        let before = CacheSnapshot.read(cacheFile)
+        emulator.inject(
+            .alterIDToken(.claims(["oid": EmulatorFault.jsonString(EmulatorUser.alice.objectId)])), at: .token,
+            grantType: .refreshToken)
+        await assertRejected("home oid in the guest tenant", word: "oid") {
+            _ = try await self.app.application.acquireTokenSilent(with: parameters)
+        }
+        assertCacheUnchanged(since: before)
+    }
 }
