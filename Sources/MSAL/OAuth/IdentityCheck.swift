@@ -10,7 +10,8 @@ import MSALNative
 ///   `EdDSA`): never `none` in any case, never missing, never HMAC (a public client holds no
 ///   key to check it) or unknown. The signature itself is not verified: the token came from the
 ///   token endpoint over TLS (§3.1.3.7 step 6), but a token that says it is unsigned is refused;
-/// - `aud` contains this client id, `iss` is the issuer of the authority the request went to
+/// - `tid`, when present, is a tenant id (URL-unreserved characters), `aud` contains this client
+///   id, `iss` is the issuer of the authority the request went to
 ///   (``ResolvedAuthority/expectedIssuer(tokenIssuer:tenantId:)``: another alias of the cloud,
 ///   and for `common`/`organizations`/`consumers` the token's tenant, are accepted), and `nonce`
 ///   is the one sent on /authorize when there was one;
@@ -56,6 +57,9 @@ enum IdentityCheck {
         case algorithm(String?)
         /// `aud` does not contain the client id.
         case audience
+        /// `tid` is not a non-empty string of URL-unreserved characters (the expected issuer of a
+        /// multi-tenant authority is built from it).
+        case malformedTenant
         /// `iss` is missing.
         case noIssuer
         /// `iss` is not the authority's.
@@ -83,6 +87,7 @@ enum IdentityCheck {
                 }
                 return "its alg (\(shown ?? "missing")) is not an asymmetric signature algorithm (RS, PS, ES or EdDSA)"
             case .audience: return "its audience is not this client id"
+            case .malformedTenant: return "its tid is not a tenant id"
             case .noIssuer: return "it names no issuer"
             case .issuer: return "its issuer is not the authority's issuer"
             case .nonce: return "its nonce does not match the one sent"
@@ -120,6 +125,9 @@ enum IdentityCheck {
     private static func checkIDToken(_ claims: IDTokenClaims, _ expected: Expectations) -> Failure? {
         guard let alg = claims.algorithm, acceptedAlgorithms.contains(alg) else { return .algorithm(claims.algorithm) }
         guard claims.audiences.contains(expected.clientId) else { return .audience }
+        if let tid = claims.claims["tid"] {
+            guard case .string(let text) = tid, isTenantSegment(text) else { return .malformedTenant }
+        }
         if let issuer = expected.expectedIssuer(claims.issuer, claims.tenantId) {
             guard let actual = claims.issuer else { return .noIssuer }
             guard trimmingSlash(actual).caseInsensitiveCompare(trimmingSlash(issuer)) == .orderedSame else {
@@ -140,6 +148,21 @@ enum IdentityCheck {
         guard let expiry else { return .missingExpiry }
         if TimeInterval(expiry) + expected.skew < expected.now.timeIntervalSince1970 { return .expired }
         return nil
+    }
+
+    /// Whether `text` can stand as a path segment of an issuer URL: 1 to 256 unreserved
+    /// characters (RFC 3986 §2.3). Entra's tenant ids are GUIDs.
+    static func isTenantSegment(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 256
+            && text.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    true
+                default: false
+                }
+            }
     }
 
     private static func trimmingSlash(_ url: String) -> String {

@@ -95,6 +95,10 @@ final class AdversarialIdentityTests: FaultSuiteCase {
             (.claims(["exp": "\"abc\""]), "exp"),
             (.claims(["exp": nil]), "exp"),
             (.header(["alg": "\"HS256\""]), "alg"),
+            // A tenant id that is no path segment: the expected issuer is built from it for
+            // `common`, and building it trapped.
+            (.claims(["tid": "\"8d2f5e1a-3b4c`4d6e\""]), "tid"),
+            (.claims(["tid": "\"a/b c%zz\""]), "tid"),
         ]
         for (alteration, word) in cases {
             let before = CacheSnapshot.read(cacheFile)
@@ -131,6 +135,54 @@ final class AdversarialIdentityTests: FaultSuiteCase {
         let before = CacheSnapshot.read(cacheFile)
         emulator.inject(.alterIDToken(.claims(["sub": "\"someone-else\""])), at: .token, grantType: .authorizationCode)
         await assertRejected("sub at sign-in", word: "sub") { try await self.signIn() }
+        assertCacheUnchanged(since: before)
+    }
+
+    func testAnImportedRefreshTokenIsCheckedToo() async throws {
+        // An import has no account yet: the id token is checked, and when the account it names is
+        // cached in that tenant, the sub and oid must be the cached ones.
+        try await signIn()
+        let refreshToken = try XCTUnwrap(
+            CacheSnapshot.read(cacheFile).objects("RefreshToken").first?["secret"] as? String)
+        for (alteration, word) in [
+            (EmulatorFault.IDTokenAlteration.unsigned, "alg"), (.claims(["sub": "\"someone-else\""]), "sub"),
+            (.claims(["exp": "\"abc\""]), "exp"),
+        ] {
+            let before = CacheSnapshot.read(cacheFile)
+            emulator.inject(.alterIDToken(alteration), at: .token, grantType: .refreshToken)
+            await assertRejected("import \(alteration)", word: word) {
+                _ = try await self.app.application.acquireToken(byRefreshToken: refreshToken, scopes: ["User.Read"])
+            }
+            assertCacheUnchanged(since: before)
+        }
+        let imported = try await app.application.acquireToken(byRefreshToken: refreshToken, scopes: ["User.Read"])
+        remember(imported)
+        XCTAssertEqual(imported.account.username, EmulatorUser.alice.username)
+        XCTAssertEqual(try app.application.allAccounts().count, 1)
+    }
+
+    func testAGuestTenantRefreshIsComparedWithinItsTenantOnly() async throws {
+        // Alice at home and as a guest in Fabrikam: one account, two tenants, two object ids.
+        let home = try await signIn()
+        let fabrikam = try MSALAuthority.authority(
+            with: XCTUnwrap(URL(string: "https://login.microsoftonline.com/\(EmulatorTenant.fabrikam.id)")))
+        let guest = try await app.signIn { $0.authority = fabrikam }
+        remember(guest)
+        XCTAssertEqual(guest.account.identifier, home.account.identifier)
+        let account = try XCTUnwrap(try app.application.allAccounts().first)
+        let parameters = silent(account, force: true)
+        parameters.authority = fabrikam
+        // The genuine guest refresh passes: its oid is compared with the guest id token, not the home one.
+        remember(try await app.application.acquireTokenSilent(with: parameters))
+
+        // The home tenant's oid in a Fabrikam answer is not this account's Fabrikam identity.
+        let before = CacheSnapshot.read(cacheFile)
+        emulator.inject(
+            .alterIDToken(.claims(["oid": EmulatorFault.jsonString(EmulatorUser.alice.objectId)])), at: .token,
+            grantType: .refreshToken)
+        await assertRejected("home oid in the guest tenant", word: "oid") {
+            _ = try await self.app.application.acquireTokenSilent(with: parameters)
+        }
         assertCacheUnchanged(since: before)
     }
 }

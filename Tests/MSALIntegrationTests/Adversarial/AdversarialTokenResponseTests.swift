@@ -145,4 +145,18 @@ final class AdversarialTokenResponseTests: FaultSuiteCase {
         remember(lower)
         XCTAssertEqual(lower.authorizationHeader, "Bearer \(lower.accessToken)")
     }
+
+    func testAnErrorAnswerWithHostileNumbersIsStillThatError() async throws {
+        let account = try await signIn().account
+        for codes in ["[1e30]", "[-1e30, 9.3e18]", "[\"1e30\", \"99999999999999999999999\"]", "1e30"] {
+            let before = CacheSnapshot.read(cacheFile)
+            let body = #"{"error":"invalid_grant","error_description":"AADSTS70000: nope","error_codes":"# + codes + "}"
+            emulator.inject(.response(status: 400, body: Data(body.utf8)), at: .token, grantType: .refreshToken)
+            let error = await assertFailure(code: MSALError.interactionRequired.rawValue) {
+                _ = try await self.app.application.acquireTokenSilent(with: self.silent(account, force: true))
+            }
+            XCTAssertNotNil(error, codes)
+            assertCacheUnchanged(since: before)
+        }
+    }
 }

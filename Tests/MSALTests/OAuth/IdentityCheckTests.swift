@@ -82,6 +82,14 @@ final class IdentityCheckTests: XCTestCase {
         XCTAssertEqual(try check([:], nonce: "n1"), .nonce)
     }
 
+    func testATenantIDThatIsNoPathSegmentIsRefusedBeforeTheIssuerIsBuilt() throws {
+        for tid in ["\"a`b\"", "\"a/b\"", "\"a b\"", "\"%zz\"", "\"\"", "42", "null", "[\"t\"]"] {
+            XCTAssertEqual(try check(["tid": tid]), .malformedTenant, tid)
+        }
+        XCTAssertNil(try check(["tid": "\"contoso.onmicrosoft.com\""]))
+        XCTAssertNil(try check(["tid": nil]), "AD FS and OIDC tokens have no tid")
+    }
+
     func testTimes() throws {
         XCTAssertEqual(try check(["exp": nil]), .missingExpiry)
         XCTAssertEqual(try check(["exp": "\"abc\""]), .malformedTime("exp", .notANumber))
@@ -133,7 +141,8 @@ final class IdentityCheckTests: XCTestCase {
 
     func testFailuresNameTheClaimNotItsValue() {
         let failures: [IdentityCheck.Failure] = [
-            .audience, .noIssuer, .issuer, .nonce, .missingExpiry, .malformedTime("exp", .notANumber), .expired,
+            .audience, .malformedTenant, .noIssuer, .issuer, .nonce, .missingExpiry, .malformedTime("exp", .notANumber),
+            .expired,
             .anotherAccount,
             .subjectChanged, .objectIdChanged,
         ]
