@@ -18,6 +18,19 @@ final class ExpectedIssuerTests: XCTestCase {
             cacheLookupEnvironments: [parsed.parts.host], aliases: aliases, configuration: configuration)
     }
 
+    /// A `tid` of any text from a server never traps building the expected issuer (URLComponents
+    /// traps on a path with characters a path cannot hold); it simply does not match.
+    func testATenantIdThatIsNoPathSegmentDoesNotTrap() throws {
+        let common = try resolved(
+            "https://login.microsoftonline.com/common", issuer: "https://login.microsoftonline.com/common/v2.0",
+            aliases: ["login.microsoftonline.com"])
+        for tid in ["a b", "x/../y", "%zz", "\u{1B}[2J", "é", "a?b#c", "[::1]"] {
+            let expected = common.expectedIssuer(
+                tokenIssuer: "https://login.microsoftonline.com/\(tid)/v2.0", tenantId: tid)
+            XCTAssertEqual(expected, "https://login.microsoftonline.com/common/v2.0", tid)
+        }
+    }
+
     func testMultiTenantAADAuthoritiesExpectTheTokensTenant() throws {
         let aliases = ["login.microsoftonline.com", "login.windows.net", "login.microsoft.com"]
         for tenant in ["common", "organizations", "consumers"] {
