@@ -150,10 +150,14 @@ final class FaultResponseTests: FaultSuiteCase {
         let redirectFile = folder.appendingPathComponent("redirect").path
         let goFile = folder.appendingPathComponent("go").path
         let statusFile = folder.appendingPathComponent("status").path
-        let connectTo = emulator.connectTo.map { "--connect-to '\($0)'" }.joined(separator: " ")
+        // The real sign-in: curl follows the emulator's redirects and submits its form_post page.
+        let signInScript = folder.appendingPathComponent("sign-in.sh")
+        try ScriptedBrowser.curlScript(
+            curl: CurlCommand.path, caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo
+        ).write(to: signInScript, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: signInScript.path)
         // The browser: reports the redirect URI, tries a forged state and another path on the
-        // listener, waits for the test, then really signs in (curl follows the emulator's redirect
-        // back to the listener).
+        // listener, waits for the test, then really signs in.
         let script = folder.appendingPathComponent("browser.sh")
         try """
         #!/bin/bash
@@ -165,8 +169,7 @@ final class FaultResponseTests: FaultSuiteCase {
         elsewhere=$(\(CurlCommand.path) -s -o /dev/null -w '%{http_code}' "${redirect%/}/elsewhere?code=forged-code-000000")
         echo "$forged $elsewhere" > '\(statusFile)'
         for i in $(seq 100); do [ -e '\(goFile)' ] && break; sleep 0.05; done
-        exec \(CurlCommand.path) -sS -L --max-time 10 --cacert '\(emulator.certificateAuthority.certificateFile)' \
-            \(connectTo) -o /dev/null "$url"
+        exec '\(signInScript.path)' "$url"
 
         """.write(to: script, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: script.path)

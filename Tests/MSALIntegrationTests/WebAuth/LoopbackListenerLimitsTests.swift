@@ -62,21 +62,8 @@ final class LoopbackListenerLimitsTests: XCTestCase {
         let port = listener.port
         // One client sends a request head a byte a second; it must be cut off at the deadline.
         let loris = Task {
-            try await onThread { () -> TimeInterval in
-                let socket = try TCPSocket.connect(host: "127.0.0.1", port: port)
-                defer { socket.close() }
-                let started = Date()
-                let head = Array("GET /callback?code=slow&state=c3RhdGUtMTIz HTTP/1.1\r\nHost: localhost\r\n".utf8)
-                for byte in head {
-                    do {
-                        try socket.send([byte])
-                    } catch {
-                        return Date().timeIntervalSince(started)
-                    }
-                    if Date().timeIntervalSince(started) > 12 { break }
-                    Thread.sleep(forTimeInterval: 1)
-                }
-                return Date().timeIntervalSince(started)
+            try await onThread {
+                try slowLoris(port: port, head: "GET /callback?code=slow&state=c3RhdGUtMTIz HTTP/1.1\r\n")
             }
         }
         // More slow clients than the listener keeps, so the limit is what frees room.
@@ -97,7 +84,7 @@ final class LoopbackListenerLimitsTests: XCTestCase {
         }
         // Sending fails once the listener closed the slow connection (at its deadline, or when it ended).
         let held = try await loris.value
-        XCTAssertLessThan(held, listenerDeadline + 3, "the slow client was dropped")
+        XCTAssertLessThan(held, listenerDeadline + 2, "the slow client was dropped")
     }
 
     func testSlowLorisAloneIsCutOffAtTheDeadline() async throws {
@@ -105,22 +92,10 @@ final class LoopbackListenerLimitsTests: XCTestCase {
         let waiting = wait(listener)
         defer { listener.cancel("test over") }
         let port = listener.port
-        let held = try await onThread { () -> TimeInterval in
-            let socket = try TCPSocket.connect(host: "127.0.0.1", port: port)
-            defer { socket.close() }
-            let started = Date()
-            for byte in Array("GET /callback?code=slow&state=c3RhdGUtMTIz HTTP/1.1\r\nHost: localhost\r\n".utf8) {
-                do {
-                    try socket.send([byte])
-                } catch {
-                    break
-                }
-                if Date().timeIntervalSince(started) > 12 { break }
-                Thread.sleep(forTimeInterval: 1)
-            }
-            return Date().timeIntervalSince(started)
+        let held = try await onThread {
+            try slowLoris(port: port, head: "GET /callback?code=slow&state=c3RhdGUtMTIz HTTP/1.1\r\n")
         }
-        XCTAssertLessThan(held, listenerDeadline + 3, "the slow client was dropped")
+        XCTAssertLessThan(held, listenerDeadline + 2, "the slow client was dropped")
         _ = waiting
     }
 
@@ -149,6 +124,21 @@ final class LoopbackListenerLimitsTests: XCTestCase {
         let url = try await waiting.value
         XCTAssertTrue(url.absoluteString.contains("code=good"), url.absoluteString)
     }
+}
+
+/// A slow-loris client: sends `head` then `Host: localhost`... one byte a second, watching for the
+/// server to close the connection; returns the seconds until it did (or until `limit`).
+func slowLoris(port: Int, head: String, limit: TimeInterval = 15) throws -> TimeInterval {
+    let socket = try TCPSocket.connect(host: "127.0.0.1", port: port)
+    defer { socket.close() }
+    let started = Date()
+    var bytes = Array((head + "Host: localhost:\(port)\r\nX-Slow: " + String(repeating: "z", count: 64)).utf8)[...]
+    while let byte = bytes.popFirst(), Date().timeIntervalSince(started) < limit {
+        guard (try? socket.send([byte])) != nil else { break }
+        // Waits a second for the server's close (end of stream) or an answer; nil: still open.
+        guard (try? socket.receive(maximumCount: 256, timeout: 1)) == nil else { break }
+    }
+    return Date().timeIntervalSince(started)
 }
 
 /// Runs `body` on a thread of its own (blocking socket work stays off the cooperative pool).
