@@ -71,7 +71,19 @@ struct TokenResponse: Sendable {
             guard let text = object[key]?.stringValue, !text.isEmpty else { return nil }
             return text
         }
-        guard let accessToken = string("access_token") else {
+        /// A credential: RFC 6749 Appendix A allows only printable ASCII (VSCHAR) in tokens, and
+        /// anything else (a line break, an escape) would let the server write into the app's
+        /// `Authorization` header or terminal.
+        func credential(_ key: String) throws -> String? {
+            guard let text = string(key) else { return nil }
+            guard text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
+                throw Self.invalid(
+                    "has a \(key) with characters a token cannot hold (only printable ASCII is allowed)",
+                    correlationId)
+            }
+            return text
+        }
+        guard let accessToken = try credential("access_token") else {
             throw Self.invalid("has no access_token (a success answer must carry a non-empty one)", correlationId)
         }
         switch object["token_type"] {
@@ -94,8 +106,8 @@ struct TokenResponse: Sendable {
         self.tokenType = "Bearer"
         self.scope = object["scope"]?.stringValue
         self.accessToken = accessToken
-        self.refreshToken = string("refresh_token")
-        self.idToken = string("id_token")
+        self.refreshToken = try credential("refresh_token")
+        self.idToken = try credential("id_token")
         self.clientInfo = string("client_info")
         self.familyId = string("foci")
         self.correlationId = string("correlation_id")

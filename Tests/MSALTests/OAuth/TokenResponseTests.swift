@@ -72,6 +72,27 @@ final class TokenResponseTests: XCTestCase {
         }
     }
 
+    /// A token with a line break would write a header of the server's choosing into the app's
+    /// own API calls (`Authorization: Bearer <token>`); one with an escape would drive a terminal.
+    func testTokensHoldOnlyPrintableASCII() throws {
+        // Values as JSON string text, escapes included, so the parser hands over the raw characters.
+        let rows: [(field: String, json: String)] = [
+            ("access_token", #""eyJ0\r\nX-Injected: 1""#), ("access_token", #""at\u001b[2J""#),
+            ("access_token", #""at\u0000""#), ("access_token", #""\u00e9t\u00e9""#),
+            ("refresh_token", #""rt\nrt""#), ("id_token", #""a.b.c\u007f""#),
+        ]
+        for row in rows {
+            var members = [#""token_type":"Bearer""#]
+            members.append(row.field == "access_token" ? #""access_token":\#(row.json)"# : #""access_token":"at""#)
+            if row.field != "access_token" { members.append(#""\#(row.field)":\#(row.json)"#) }
+            assertInvalid("{" + members.joined(separator: ",") + "}", naming: row.field)
+        }
+        let printable = try TokenResponse(
+            body: Data(#"{"access_token":"EwB+/= ~!","refresh_token":"0.A r-t","token_type":"Bearer"}"#.utf8),
+            now: Date())
+        XCTAssertEqual(printable.accessToken, "EwB+/= ~!")
+    }
+
     func testTokenTypeIsBearerInAnyCaseOrAbsentAndNothingElse() throws {
         XCTAssertEqual(try parse(#"{"access_token":"at","token_type":"bearer"}"#).tokenType, "Bearer")
         XCTAssertEqual(try parse(#"{"access_token":"at","token_type":"BEARER"}"#).tokenType, "Bearer")

@@ -4,7 +4,7 @@ import XCTest
 
 /// `msal` against an emulator whose answers were rewritten into hostile ones: the tool exits
 /// with an error (never a crash, never an empty token with exit 0).
-final class CLIHostileAnswerTests: XCTestCase {
+final class AdversarialCLIAnswerTests: XCTestCase {
     private var environment: CLITestEnvironment!
 
     override func setUpWithError() throws {
