@@ -260,102 +260,26 @@ final class LoopbackRedirectListener: Sendable {
             send(socket, status: status, reason: reason, body: nil)
             return
         }
-        let hosts = request.headers.filter { $0.name == "host" }
-        guard hosts.count == 1 else {
-            send(socket, status: 400, reason: "Bad Request", body: nil)
-            return
-        }
-        guard Self.isLoopbackHost(hosts[0].value, port: port) else {
-            Log.warning(
-                "The loopback listener refused a request whose Host is not a loopback name (a rebound DNS name?).",
-                correlationId: correlationId)
-            send(
-                socket, status: 421, reason: "Misdirected Request",
-                body: Self.page(
-                    title: "Sign-in response not accepted",
-                    message: "This request was not addressed to the application's sign-in listener on this "
-                        + "computer. Return to the application and try again if needed."))
-            return
-        }
-        let targetPath = String(request.target.prefix { $0 != "?" && $0 != "#" })
-        guard targetPath == expectedPath else {
-            send(socket, status: 404, reason: "Not Found", body: nil)
-            return
-        }
-        let query =
-            request.target.firstIndex(of: "?").map { String(request.target[request.target.index(after: $0)...]) }
-            ?? ""
         let (expectedState, mode) = state.withLock { ($0.expectedState, $0.responseMode) }
-        let parameters: [(name: String, value: String)]
-        switch (request.method, mode) {
-        case ("GET", .query):
-            parameters = FormURLEncoding.decode(query) ?? []
-        case ("GET", .formPost):
-            let inURL = FormURLEncoding.decode(query) ?? []
-            guard !inURL.contains(where: { $0.name == "code" }), inURL.contains(where: { $0.name == "error" }) else {
-                if inURL.contains(where: { $0.name == "code" }) {
-                    Log.warning(
-                        "The loopback listener refused a GET carrying a code: this sign-in expects form_post.",
-                        correlationId: correlationId)
-                }
-                send(
-                    socket, status: 400, reason: "Bad Request",
-                    body: Self.page(
-                        title: "Sign-in response not accepted",
-                        message: "This sign-in expects its response as a form submission, not in the address. "
-                            + "Return to the application and try again if needed."))
-                return
-            }
-            parameters = inURL
-        case ("POST", .formPost):
-            guard let body = request.body, let decoded = FormURLEncoding.decode(String(decoding: body, as: UTF8.self))
-            else {
-                send(socket, status: 400, reason: "Bad Request", body: nil)
-                return
-            }
-            parameters = decoded
-        default:
-            send(socket, status: 404, reason: "Not Found", body: nil)
-            return
-        }
-        let receivedState = parameters.first { $0.name == "state" }?.value
-        if let expectedState {
-            guard let receivedState, ConstantTime.equals(receivedState, expectedState) else {
-                Log.warning(
-                    "The loopback listener ignored a request without the expected state (a stale tab or another program).",
-                    correlationId: correlationId)
-                send(
-                    socket, status: 400, reason: "Bad Request",
-                    body: Self.page(
-                        title: "Sign-in response not recognised",
-                        message: "This response does not belong to the sign-in in progress. Return to the "
-                            + "application and try again if needed."))
-                return
+        let decision = LoopbackRequestDecision.decide(
+            method: request.method, target: request.target, headers: request.headers, body: request.body,
+            expecting: .init(path: expectedPath, port: port, origin: origin, state: expectedState, mode: mode))
+        switch decision {
+        case .refuse(let status, let reason, let page, let warning):
+            if let warning { Log.warning("\(warning)", correlationId: correlationId) }
+            send(
+                socket, status: status, reason: reason,
+                body: page.map { Self.page(title: $0.title, message: $0.message) })
+        case .deliver(let url, let failed):
+            send(
+                socket, status: 200, reason: "OK",
+                body: Self.page(
+                    title: failed ? "Sign-in failed" : "Sign-in complete",
+                    message: failed ? pages.errorMessage : pages.successMessage))
+            if outcome.complete(.success(url)) {
+                close()
             }
         }
-        let address =
-            request.method == "POST" ? expectedPath + "?" + FormURLEncoding.encode(parameters) : request.target
-        guard let url = URL(string: origin + address) else {
-            send(socket, status: 400, reason: "Bad Request", body: nil)
-            return
-        }
-        let failed = parameters.contains { $0.name == "error" }
-        send(
-            socket, status: 200, reason: "OK",
-            body: Self.page(
-                title: failed ? "Sign-in failed" : "Sign-in complete",
-                message: failed ? pages.errorMessage : pages.successMessage))
-        if outcome.complete(.success(url)) {
-            close()
-        }
-    }
-
-    /// Whether `value` (a `Host` header) names this listener: `127.0.0.1`, `localhost` or `[::1]`
-    /// with `port` (case-insensitive; without a port only when `port` is 80).
-    static func isLoopbackHost(_ value: String, port: Int) -> Bool {
-        let host = value.trimmingCharacters(in: CharacterSet(charactersIn: " \t")).lowercased()
-        let names = ["127.0.0.1", "localhost", "[::1]"]
-        return names.contains { host == "\($0):\(port)" || (port == 80 && host == $0) }
     }
 
     /// One request as read: method, target, headers (names lower-cased) and, for a POST, the body.

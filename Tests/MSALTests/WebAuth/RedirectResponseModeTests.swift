@@ -55,16 +55,16 @@ final class RedirectResponseModeTests: XCTestCase {
 
     func testOnlyLoopbackHostsWithTheListenersPortAreAccepted() {
         for host in ["127.0.0.1:5000", "localhost:5000", "LocalHost:5000", "[::1]:5000", " localhost:5000 "] {
-            XCTAssertTrue(LoopbackRedirectListener.isLoopbackHost(host, port: 5000), host)
+            XCTAssertTrue(LoopbackRequestDecision.isLoopbackHost(host, port: 5000), host)
         }
         for host in [
             "evil.example", "evil.example:5000", "localhost:5001", "localhost", "127.0.0.1", "127.0.0.2:5000",
             "localhost.evil.example:5000", "[::1]:50000", "::1:5000", "localhost:5000@evil", "", "0.0.0.0:5000",
         ] {
-            XCTAssertFalse(LoopbackRedirectListener.isLoopbackHost(host, port: 5000), host)
+            XCTAssertFalse(LoopbackRequestDecision.isLoopbackHost(host, port: 5000), host)
         }
-        XCTAssertTrue(LoopbackRedirectListener.isLoopbackHost("localhost", port: 80), "port 80 may be left out")
-        XCTAssertTrue(LoopbackRedirectListener.isLoopbackHost("localhost:80", port: 80))
+        XCTAssertTrue(LoopbackRequestDecision.isLoopbackHost("localhost", port: 80), "port 80 may be left out")
+        XCTAssertTrue(LoopbackRequestDecision.isLoopbackHost("localhost:80", port: 80))
     }
 
     func testTheListenersLimitsAreTheDocumentedOnes() {
