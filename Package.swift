@@ -14,8 +14,9 @@ let package = Package(
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
         .executable(name: "msal", targets: ["msal-cli"]),
-        .executable(name: "msal-bench", targets: ["msal-bench"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
+        // msal-bench is no product: benchmarks are for this repository only, where SwiftPM still
+        // builds and runs it by its target name (`swift run -c release msal-bench`).
     ],
     targets: [
         // C: typed shims over libcurl (curl_easy_setopt and curl_easy_getinfo are variadic).
