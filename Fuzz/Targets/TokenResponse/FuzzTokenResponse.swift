@@ -121,21 +121,30 @@ public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
 
         // A sign-in (with the nonce sent) and an import: a fresh cache each.
         _ = handle(
-            response, .init(resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj"),
+            response,
+            .init(
+                resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj", grant: .signIn),
             on: context())
-        _ = handle(response, .init(resolved: resolved, scopes: scopes, correlationId: correlationId), on: context())
+        _ = handle(
+            response, .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken),
+            on: context())
 
         // A refresh of the account a genuine sign-in cached.
         let refreshing = context()
         guard let seed = try? TokenResponse(body: seedBody, now: now),
             let signedIn = handle(
-                seed, .init(resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj"),
+                seed,
+                .init(
+                    resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj",
+                    grant: .signIn),
                 on: refreshing)
         else { preconditionFailure("the genuine sign-in answer was refused") }
         precondition(signedIn.account.identifier == homeAccountId, "the seed signed in someone else")
         if handle(
             response,
-            .init(resolved: resolved, scopes: scopes, correlationId: correlationId, account: signedIn.account),
+            .init(
+                resolved: resolved, scopes: scopes, correlationId: correlationId, account: signedIn.account,
+                grant: .refreshToken),
             on: refreshing) != nil
         {
             let accounts = StoreState(refreshing).accounts

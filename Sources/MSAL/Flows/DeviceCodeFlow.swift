@@ -70,6 +70,6 @@ struct DeviceCodeFlow {
                         extraQueryParameters: request.extraQueryParameters))
             }, correlationId: correlationId)
         return try TokenResponseHandler(context: context).handle(
-            tokens, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId))
+            tokens, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn))
     }
 }

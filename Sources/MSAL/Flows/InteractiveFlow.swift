@@ -83,7 +83,7 @@ struct InteractiveFlow {
             tokens,
             for: .init(
                 resolved: resolvedForCache, scopes: scopes, correlationId: correlationId, nonce: authorize.nonce,
-                account: nil))
+                account: nil, grant: .signIn))
         context.throttling.userInteractionSucceeded()
         return result
     }

@@ -33,6 +33,7 @@ struct RefreshTokenImportFlow {
             throw error.error
         }
         return try TokenResponseHandler(context: context).handle(
-            response, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId))
+            response, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken)
+        )
     }
 }

@@ -283,7 +283,9 @@ struct SilentFlow {
         }
         return try TokenResponseHandler(context: context).handle(
             response,
-            for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, account: account))
+            for: .init(
+                resolved: resolved, scopes: scopes, correlationId: correlationId, account: account, grant: .refreshToken
+            ))
     }
 
     /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;

@@ -18,6 +18,15 @@ struct TokenResponseHandler {
         /// The account the request was for, when known (refreshes may return no id token): the
         /// answer must name this account (``IdentityCheck``).
         var account: MSALAccount?
+        /// Whether the answer is a sign-in (authorization code, device code) or a refresh-token
+        /// grant (silent refresh, import): only a sign-in's id token must be unexpired by this
+        /// machine's clock.
+        var grant: Grant
+
+        enum Grant {
+            case signIn
+            case refreshToken
+        }
     }
 
     /// Checks the answer with ``IdentityCheck`` (every grant: algorithm, audience, issuer, nonce,
@@ -62,7 +71,8 @@ struct TokenResponseHandler {
         let expected = IdentityCheck.Expectations(
             clientId: clientId,
             expectedIssuer: { resolved.expectedIssuer(tokenIssuer: $0, tenantId: $1) },
-            nonce: request.nonce, now: context.now(), refreshedAccount: existing?.identifier)
+            nonce: request.nonce, now: context.now(), rejectsExpired: request.grant == .signIn,
+            refreshedAccount: existing?.identifier)
         let evidence = IdentityCheck.Evidence(
             idToken: claims, clientInfoAccount: clientInfo?.homeAccountId,
             cachedIdToken: cachedIdToken.flatMap { try? IDTokenClaims(raw: $0) })

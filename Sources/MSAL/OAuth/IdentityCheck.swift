@@ -16,7 +16,7 @@ import MSALNative
 ///   and for `common`/`organizations`/`consumers` the token's tenant, are accepted), and `nonce`
 ///   is the one sent on /authorize when there was one;
 /// - `exp` is present, `exp`, `iat` and `nbf` (when present) are Unix times within
-///   ``ServerNumber/Range/epoch``, and `exp` (with the clock skew) is not past.
+///   ``ServerNumber/Range/epoch``, and, for a sign-in, `exp` (with the clock skew) is not past.
 ///
 /// The account: on a refresh, the account the answer names (`client_info`, else the id token's
 /// `sub` for AD FS and OIDC) is the account refreshed; and when the cache holds an id token of
@@ -36,6 +36,11 @@ enum IdentityCheck {
         var now: Date
         /// The clock difference tolerated for `exp`.
         var skew: TimeInterval = 300
+        /// Whether an `exp` in the past (by ``now``, beyond ``skew``) refuses the answer: for a
+        /// sign-in (§3.1.3.7 step 9). A refresh answer's id token must carry a well-formed `exp`
+        /// but is not refused for it: §12.2 asks only that it name the same issuer, subject and
+        /// audience, and a machine whose clock runs an hour fast must not lose every refresh.
+        var rejectsExpired = true
         /// The home account id of the account being refreshed, or `nil` (a sign-in, an import).
         var refreshedAccount: String?
     }
@@ -146,7 +151,9 @@ enum IdentityCheck {
             }
         }
         guard let expiry else { return .missingExpiry }
-        if TimeInterval(expiry) + expected.skew < expected.now.timeIntervalSince1970 { return .expired }
+        if expected.rejectsExpired, TimeInterval(expiry) + expected.skew < expected.now.timeIntervalSince1970 {
+            return .expired
+        }
         return nil
     }
 

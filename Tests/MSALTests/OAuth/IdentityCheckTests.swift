@@ -30,7 +30,8 @@ final class IdentityCheckTests: XCTestCase {
     private func expectations(nonce: String? = nil, refreshing account: String? = nil) -> IdentityCheck.Expectations {
         let issuer = self.issuer
         return IdentityCheck.Expectations(
-            clientId: "client", expectedIssuer: { _, _ in issuer }, nonce: nonce, now: now, refreshedAccount: account)
+            clientId: "client", expectedIssuer: { _, _ in issuer }, nonce: nonce, now: now,
+            rejectsExpired: account == nil, refreshedAccount: account)
     }
 
     private func check(
@@ -99,6 +100,12 @@ final class IdentityCheckTests: XCTestCase {
         XCTAssertEqual(try check(["nbf": "-1e30"]), .malformedTime("nbf", .outOfRange(-1e30, .epoch)))
         XCTAssertEqual(try check(["exp": "true"]), .malformedTime("exp", .notANumber))
         XCTAssertEqual(try check(["exp": "1799999000"]), .expired)
+        XCTAssertNil(
+            try check(["exp": "1799999000"], refreshing: "alice", clientInfo: "alice"),
+            "a refresh answer's id token is not refused for its expiry")
+        XCTAssertEqual(
+            try check(["exp": "\"abc\""], refreshing: "alice", clientInfo: "alice"), .malformedTime("exp", .notANumber),
+            "but its exp must still be well-formed")
     }
 
     func testTheAnswerMustNameTheRefreshedAccount() throws {
