@@ -6,12 +6,15 @@
 #   scripts/docc-guide.pl [--symbols names.txt] Docs/Errors.md > .build-docs/…/MSAL.docc/Guides/Errors.md
 #
 # What changes, outside code blocks:
-#   [text](Other.md)              ->  [text](<doc:Other>)
-#   [Other.md](Other.md)          ->  <doc:Other>                          (shown with Other's title)
-#   [text](Other.md#some-heading) ->  [text](<doc:Other#Some-Heading>)   (DocC's anchor of that heading)
-#   [text](#some-heading)         ->  the same, in this guide
-#   [text](../Sources/X.swift)    ->  text (`Sources/X.swift`)            (a repository file: no page)
-#   `MSALResult`                  ->  ``MSALResult``  (with --symbols, a top-level symbol of the module)
+#   [text](Other.md)               ->  [text](<doc:Other>)
+#   [Other.md](Other.md)           ->  <doc:Other>                        (shown with Other's title)
+#   [text](Other.md#some-heading)  ->  [text](<doc:Other#Some-Heading>)   (DocC's anchor of it)
+#   [text](#some-heading)          ->  the same, in this guide
+#   [text](../Sources/X.swift)     ->  text (`Sources/X.swift`)           (a repository file)
+#   `MSALResult`                   ->  ``MSALResult``    (with --symbols: a top-level symbol of the
+#                                                         module; not in headings)
+#   # The `msal` tool  (the title) ->  # The msal tool   (DocC's navigator shows the backticks)
+# Lines are neither added nor removed, so docc's line numbers are those of Docs/.
 # Links with a scheme (https:, mailto:, doc:) are kept. Fails (exit 1, a message on stderr) when a
 # link names a guide or heading that does not exist, or when the first line is not `# Title`, so a
 # broken guide breaks the docs build instead of shipping a dead link.
@@ -122,7 +125,8 @@ sub rewrite {
 binmode STDOUT, ':utf8';
 binmode STDERR, ':utf8';
 sub code_span {
-    my ($span) = @_;
+    my ($span, $line) = @_;
+    return $span if $line =~ /^#/;    # DocC shows a symbol link in a heading as its raw reference
     return "`$span`" if $span =~ /^`([A-Za-z_][A-Za-z0-9_]*)`$/ && $symbols{$1};
     return $span;
 }
@@ -140,10 +144,14 @@ while (my $line = <$in>) {
         print $line;
         next;
     }
+    if ($number == 1) {
+        # The title: DocC's navigator shows a code span's backticks, so drop them.
+        $line =~ s/`([^`]*)`/$1/g;
+    }
     if ($fence eq '') {
         # Code spans are kept as they are (or become symbol links); a link's text may hold one.
         $line =~ s{(`+[^`]*`+)|(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^()\s<>]+)>?(?:\s+"[^"]*")?\s*\)}
-                  {defined $1 ? code_span($1) : rewrite($number, $2, $3)}ge;
+                  {defined $1 ? code_span($1, $line) : rewrite($number, $2, $3)}ge;
     }
     print $line;
 }
