@@ -148,6 +148,24 @@ while (my $line = <$in>) {
         # The title: DocC's navigator shows a code span's backticks, so drop them.
         $line =~ s/`([^`]*)`/$1/g;
     }
+    if ($fence eq '' && $line =~ /^ {0,3}\[([^\]]+)\]:\s*<?([^\s>]+)>?(.*)$/s) {
+        # A reference-style link's definition: [name]: Other.md
+        my ($name, $target, $rest) = ($1, $2, $3);
+        my ($guide, $fragment);
+        if ($target =~ m{^#(.*)$}) {
+            ($guide, $fragment) = ($self, $1);
+        } elsif ($target =~ m{^(?:\./)?(?:\.\./Docs/)?([A-Za-z0-9_-]+)\.md(?:#(.*))?$}) {
+            ($guide, $fragment) = ($1, $2);
+        }
+        if (defined $guide) {
+            my $link = doc_link($number, $guide, $fragment);
+            $line = "[$name]: $link$rest" if defined $link;
+        } elsif ($target !~ /^[A-Za-z][A-Za-z0-9+.-]*:/) {
+            complain($number, "[$name]: $target is a repository file, which has no page in the site: use an inline link");
+        }
+        print $line;
+        next;
+    }
     if ($fence eq '') {
         # Code spans are kept as they are (or become symbol links); a link's text may hold one.
         $line =~ s{(`+[^`]*`+)|(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^()\s<>]+)>?(?:\s+"[^"]*")?\s*\)}
