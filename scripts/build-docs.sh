@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# Builds the API reference of the MSAL module with docc, without the swift-docc-plugin package:
-# the compiler emits the module's symbol graph while building it, then `docc convert` combines it
-# with the catalog Sources/MSAL/MSAL.docc. Fails when docc reports any warning (an unresolved
-# symbol link, an undocumented parameter, ...).
+# Builds the documentation site: the API reference of the MSAL and MSALTestSupport modules and the
+# guides of Docs/, as one DocC archive, with docc alone (no swift-docc-plugin package):
 #
-#   scripts/build-docs.sh [output folder]      default: .build-docs/MSAL.doccarchive
+#  1. the compiler emits the modules' symbol graphs while it builds MSALTestSupport (and MSAL);
+#  2. a catalog per module is staged in .build-docs/catalogs: MSAL's is Sources/MSAL/MSAL.docc plus
+#     every Docs/*.md turned into a DocC article by scripts/docc-guide.pl (links between guides
+#     become <doc:> links; Docs/ stays the guides' only source), MSALTestSupport's is
+#     Sources/MSALTestSupport/MSALTestSupport.docc;
+#  3. `docc convert` builds MSAL.doccarchive, then MSALTestSupport.doccarchive with MSAL's as a
+#     dependency (so its pages link to MSAL's symbols and guides);
+#  4. `docc merge` combines the two into one site.
+#
+# Fails when docc reports any warning (an unresolved symbol or guide link, an undocumented
+# parameter, ...) and when a guide links to a guide or heading that does not exist.
+#
+#   scripts/build-docs.sh [output folder]      default: .build-docs/swift-msal.doccarchive
 #
 # Builds in its own scratch folder (.build-docs) so it never waits on, or invalidates, other builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=.build-docs
-graphs="$scratch/symbol-graphs"        # written by the compiler
-staged="$scratch/symbol-graphs-MSAL"   # only the MSAL module's graphs, for docc
-output="${1:-$scratch/MSAL.doccarchive}"
+graphs="$scratch/symbol-graphs"        # written by the compiler (MSALNative's too)
+catalogs="$scratch/catalogs"           # staged catalogs and each module's graphs, for docc
+archives="$scratch/archives"           # one archive per module, before the merge
+output="${1:-$scratch/swift-msal.doccarchive}"
 log="$scratch/docc.log"
+modules=(MSAL MSALTestSupport)         # a module after the ones it depends on
 docc="$(command -v docc || true)"
 if [ -z "$docc" ]; then
     docc="$(dirname "$(readlink -f "$(command -v swift)")")/docc"
@@ -23,59 +35,123 @@ fi
 
 start=$(date +%s)
 
-# The compiler writes graphs only when it compiles the module. Drop old graphs when a source is
-# newer (that build re-emits them all), so none of a removed declaration survives.
-if [ -f "$graphs/MSAL.symbols.json" ] \
-    && [ -n "$(find Sources/MSAL Sources/MSALNative -name '*.swift' -newer "$graphs/MSAL.symbols.json" -print -quit)" ]; then
-    rm -rf "$graphs"
-fi
+# The sources whose declarations end up in a module's graph.
+sources_of() {
+    case "$1" in
+        MSAL) echo Sources/MSAL Sources/MSALNative ;;
+        MSALTestSupport) echo Sources/MSALTestSupport ;;
+    esac
+}
+
+# The compiler writes a module's graphs only when it compiles the module. Drop a module's old
+# graphs when one of its sources is newer (that build re-emits them), so none of a removed
+# declaration survives.
+for module in "${modules[@]}"; do
+    # shellcheck disable=SC2046  # the folders are words
+    if [ -f "$graphs/$module.symbols.json" ] \
+        && [ -n "$(find $(sources_of "$module") -name '*.swift' -newer "$graphs/$module.symbols.json" -print -quit)" ]; then
+        rm -f "$graphs/$module.symbols.json" "$graphs/$module"@*.symbols.json
+    fi
+done
 mkdir -p "$graphs"
 
-echo "== symbol graph (swift build --target MSAL, scratch path $scratch)"
+echo "== symbol graphs (swift build --target MSALTestSupport, scratch path $scratch)"
 build() {
-    swift build --target MSAL --scratch-path "$scratch" \
+    swift build --target MSALTestSupport --scratch-path "$scratch" \
         -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
         -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
 }
+graphs_missing() {
+    for module in "${modules[@]}"; do
+        [ -f "$graphs/$module.symbols.json" ] || return 0
+    done
+    return 1
+}
 build
-if [ ! -f "$graphs/MSAL.symbols.json" ]; then
-    # Up to date but the graphs were deleted: build again from scratch (the compiler writes
+if graphs_missing; then
+    # Up to date but some graphs were deleted: build again from scratch (the compiler writes
     # graphs only when it compiles).
     rm -rf "$scratch"
     mkdir -p "$graphs"
     build
 fi
-[ -f "$graphs/MSAL.symbols.json" ] || { echo "the compiler wrote no MSAL symbol graph" >&2; exit 1; }
+if graphs_missing; then
+    echo "the compiler wrote no symbol graph for one of: ${modules[*]}" >&2
+    exit 1
+fi
 
-rm -rf "$staged"
-mkdir -p "$staged"
-cp "$graphs"/MSAL.symbols.json "$staged"/
-for extension in "$graphs"/MSAL@*.symbols.json; do
-    [ -e "$extension" ] && cp "$extension" "$staged"/
+compiled=$(date +%s)
+
+echo "== catalogs (Docs/*.md as DocC articles of MSAL)"
+rm -rf "$catalogs"
+for module in "${modules[@]}"; do
+    mkdir -p "$catalogs/$module-graphs"
+    cp "$graphs/$module.symbols.json" "$catalogs/$module-graphs"/
+    for extension in "$graphs/$module"@*.symbols.json; do
+        [ -e "$extension" ] && cp "$extension" "$catalogs/$module-graphs"/
+    done
+    cp -R "Sources/$module/$module.docc" "$catalogs/$module.docc"
+done
+mkdir -p "$catalogs/MSAL.docc/Guides"
+# The top-level symbols the landing page curates (`- ``Name```): in a guide, `Name` links to its page.
+sed -n 's/^- ``\([A-Za-z_][A-Za-z0-9_]*\)``$/\1/p' Sources/MSAL/MSAL.docc/MSAL.md >"$catalogs/MSAL-symbols.txt"
+for guide in Docs/*.md; do
+    perl scripts/docc-guide.pl --symbols "$catalogs/MSAL-symbols.txt" "$guide" \
+        >"$catalogs/MSAL.docc/Guides/$(basename "$guide")"
 done
 
-echo "== docc convert"
+: >"$log"
+convert() {
+    local module="$1"
+    shift
+    echo "== docc convert $module"
+    set +e
+    "$docc" convert "$catalogs/$module.docc" \
+        --additional-symbol-graph-dir "$catalogs/$module-graphs" \
+        --output-path "$archives/$module.doccarchive" \
+        --fallback-display-name "$module" \
+        --fallback-bundle-identifier "org.swift-msal.$module" \
+        --fallback-default-module-kind "Swift package" \
+        --enable-experimental-external-link-support \
+        --transform-for-static-hosting \
+        --diagnostic-level warning \
+        --warnings-as-errors \
+        "$@" >"$scratch/docc-$module.log" 2>&1
+    local status=$?
+    set -e
+    tee -a "$log" <"$scratch/docc-$module.log"
+    if [ $status -ne 0 ]; then
+        echo "docc convert $module failed (exit $status)" >&2
+        [ "$module" = MSAL ] && echo "(a Guides/X.md above is Docs/X.md, same line numbers)" >&2
+        exit 1
+    fi
+}
+rm -rf "$archives"
+mkdir -p "$archives"
+convert MSAL
+convert MSALTestSupport --dependency "$archives/MSAL.doccarchive"
+
+echo "== docc merge"
 rm -rf "$output"
 set +e
-"$docc" convert Sources/MSAL/MSAL.docc \
-    --additional-symbol-graph-dir "$staged" \
+"$docc" merge "$archives/MSAL.doccarchive" "$archives/MSALTestSupport.doccarchive" \
     --output-path "$output" \
-    --fallback-display-name MSAL \
-    --fallback-bundle-identifier org.swift-msal.MSAL \
-    --fallback-default-module-kind "Swift package" \
-    --transform-for-static-hosting \
-    --diagnostic-level warning >"$log" 2>&1
+    --synthesized-landing-page-name swift-msal \
+    --synthesized-landing-page-kind Package >"$scratch/docc-merge.log" 2>&1
 status=$?
 set -e
-cat "$log"
+tee -a "$log" <"$scratch/docc-merge.log"
 if [ $status -ne 0 ]; then
-    echo "docc convert failed (exit $status)" >&2
-    exit 1
-fi
-if grep -qE '(^|[^a-z])(warning|error):' "$log"; then
-    echo "docc reported $(grep -cE '(^|[^a-z])(warning|error):' "$log") warning(s); fix the doc comments or the catalog" >&2
+    echo "docc merge failed (exit $status)" >&2
     exit 1
 fi
 
-echo "API reference: $output (open $output/index.html through a web server, or serve with: python3 -m http.server -d $output)"
-echo "docs built in $(($(date +%s) - start)) s"
+if grep -qE '(^|[^a-z])(warning|error):' "$log"; then
+    echo "docc reported $(grep -cE '(^|[^a-z])(warning|error):' "$log") warning(s); fix the doc comments, the catalogs or Docs/" >&2
+    exit 1
+fi
+
+echo "Documentation site (MSAL, MSALTestSupport, the guides of Docs/): $output"
+echo "  serve it with: python3 -m http.server -b 127.0.0.1 -d $output 8000"
+echo "  then open http://127.0.0.1:8000/documentation (MSAL: /documentation/msal, MSALTestSupport: /documentation/msaltestsupport)"
+echo "docs built in $(($(date +%s) - start)) s (symbol graphs $((compiled - start)) s, docc $(($(date +%s) - compiled)) s)"

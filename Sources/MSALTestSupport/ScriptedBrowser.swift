@@ -3,7 +3,7 @@ public import MSAL
 internal import MSALNative
 
 /// A browser without a person, for tests and demos: a custom web view
-/// (``MSAL/MSALWebviewProvider``) that follows the authorize URL's redirects over real HTTPS with
+/// (``/MSAL/MSALWebviewProvider``) that follows the authorize URL's redirects over real HTTPS with
 /// libcurl until one leads to the redirect URI, and returns that URL.
 ///
 /// ```swift
@@ -25,7 +25,7 @@ internal import MSALNative
 /// As a custom web view it can only return a URL, so a form that posts to the redirect URI fails
 /// with ``TestSupportError`` (the library asks custom web views for `response_mode=query`). To
 /// play the system browser instead (deliver a form_post to a loopback listener), call
-/// ``browse(_:)``.
+/// ``browse(_:)-(URL)``.
 public final class ScriptedBrowser: MSALWebviewProvider {
     /// One request the browser is about to send. ``Configuration/onRequest`` may change it.
     public struct Request: Sendable {
@@ -181,7 +181,7 @@ public final class ScriptedBrowser: MSALWebviewProvider {
         try await browse(Request(url: url, headers: Self.browserHeaders))
     }
 
-    /// ``browse(_:)`` starting with `request` (to send again a request seen in ``responses``).
+    /// ``browse(_:)-(URL)`` starting with `request` (to send again a request seen in ``responses``).
     @discardableResult
     public func browse(_ request: Request) async throws -> Response {
         switch try await run(request, stopAt: nil) {
@@ -323,7 +323,7 @@ public final class ScriptedBrowser: MSALWebviewProvider {
 
 extension ScriptedBrowser {
     /// The text of a POSIX shell script that plays the system browser with `curl` (for
-    /// `$BROWSER` or ``MSAL/MSALWebviewParameters/browserCommand``): it writes the URL it is given
+    /// `$BROWSER` or ``/MSAL/MSALWebviewParameters/browserCommand``): it writes the URL it is given
     /// to `urlFile` (when set), loads it following redirects, and when the last page is a form that
     /// POSTs (a `response_mode=form_post` answer) submits that form's named inputs to its
     /// `action`, as a browser running the page's script would.

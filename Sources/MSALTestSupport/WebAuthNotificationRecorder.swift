@@ -1,7 +1,7 @@
 import Foundation
 import MSAL
 
-/// Records the web-auth notifications (``MSAL/MSALWebAuthDidStartLoadNotification`` and its
+/// Records the web-auth notifications (``/MSAL/MSALWebAuthDidStartLoadNotification`` and its
 /// siblings) posted while it lives, so tests can assert which were posted and with what userInfo.
 ///
 /// Call ``stop()`` when done; until then it observes `NotificationCenter.default`.
