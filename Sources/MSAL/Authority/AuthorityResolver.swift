@@ -63,7 +63,7 @@ final class ResolvedAuthority: Sendable {
         // A tenant id is a GUID or a domain name; anything else (a server's `tid` of any text)
         // is not put into a path, where URLComponents would trap on it: the issuer then simply
         // does not match.
-        if tenantType.isTenantless, let tenantId, !tenantId.isEmpty, Self.isPathSafe(tenantId) {
+        if tenantType.isTenantless, let tenantId, !tenantId.isEmpty, tenantId.utf8.allSatisfy(ASCII.isUnreserved) {
             var segments = expected.percentEncodedPath.split(separator: "/", omittingEmptySubsequences: false)
             if segments.count > 1, AADTenantType(realm: String(segments[1])).isTenantless {
                 segments[1] = Substring(tenantId)
@@ -71,21 +71,6 @@ final class ResolvedAuthority: Sendable {
             }
         }
         return expected.string ?? configured
-    }
-}
-
-extension ResolvedAuthority {
-    /// Whether `segment` is made only of letters, digits, `-`, `.` and `_`.
-    fileprivate static func isPathSafe(_ segment: String) -> Bool {
-        segment.utf8.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                true
-            default:
-                false
-            }
-        }
     }
 }
 

@@ -160,16 +160,7 @@ enum IdentityCheck {
     /// Whether `text` can stand as a path segment of an issuer URL: 1 to 256 unreserved
     /// characters (RFC 3986 §2.3). Entra's tenant ids are GUIDs.
     static func isTenantSegment(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 256
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"):
-                    true
-                default: false
-                }
-            }
+        !text.isEmpty && text.utf8.count <= 256 && text.utf8.allSatisfy(ASCII.isUnreserved)
     }
 
     private static func trimmingSlash(_ url: String) -> String {

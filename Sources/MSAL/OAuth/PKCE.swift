@@ -32,17 +32,7 @@ struct PKCE: Sendable, CustomStringConvertible {
 
     /// Whether `verifier` has 43 to 128 characters from `[A-Z a-z 0-9 - . _ ~]` (RFC 7636 §4.1).
     static func isValidVerifier(_ verifier: String) -> Bool {
-        (43...128).contains(verifier.utf8.count)
-            && verifier.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"):
-                    true
-                default:
-                    false
-                }
-            }
+        (43...128).contains(verifier.utf8.count) && verifier.utf8.allSatisfy(ASCII.isUnreserved)
     }
 
     var description: String {

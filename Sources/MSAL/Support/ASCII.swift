@@ -88,6 +88,19 @@ enum ASCII {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Whether `byte` is an unreserved URI character (RFC 3986 §2.3): a letter, a digit, `-`,
+    /// `.`, `_` or `~`, which any part of a URL holds as it is.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
     /// A byte that is neither ASCII whitespace (space, tab, LF, VT, FF, CR) nor part of a
     /// non-ASCII character (which may be Unicode whitespace).
     private static func isPlain(_ byte: UInt8) -> Bool {

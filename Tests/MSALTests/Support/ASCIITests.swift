@@ -18,6 +18,13 @@ final class ASCIITests: XCTestCase {
         }
     }
 
+    func testUnreservedIsExactlyRFC3986s() {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        for byte in UInt8.min...UInt8.max {
+            XCTAssertEqual(ASCII.isUnreserved(byte), unreserved.contains(byte), "\(byte)")
+        }
+    }
+
     func testEqualsIgnoringCaseOnlyFoldsASCIILetters() {
         XCTAssertTrue(ASCII.equalsIgnoringCase("Content-Type", "content-type"))
         XCTAssertTrue(ASCII.equalsIgnoringCase("", ""))
