@@ -290,11 +290,13 @@ print(f"target: silent cache hit under 5 us at every size, 100,000 accounts with
       + ") " + ("held" if slowest < 5000 and spread <= 1.5 else "MISSED"))
 if slowest >= 5000 or spread > 1.5:
     failures.append("cache hit")
-for label, scenario, extra in (("cache_load", "cache_load", {}), ("cache_save", "cache_save", {"fsync": False})):
+# The load may take up to 100 ms: one reader on one thread is worth it (issue 19).
+for label, scenario, extra, bound_ms in (("cache_load", "cache_load", {}, 100),
+                                         ("cache_save", "cache_save", {"fsync": False}, 50)):
     value = median_ns(pick(ours, scenario, **extra))
-    print(f"target: {label} of 10,000 accounts under 50 ms: {duration(value)} "
-          + ("held" if value is not None and value < 50e6 else "MISSED"))
-    if value is None or value >= 50e6:
+    print(f"target: {label} of 10,000 accounts under {bound_ms} ms: {duration(value)} "
+          + ("held" if value is not None and value < bound_ms * 1e6 else "MISSED"))
+    if value is None or value >= bound_ms * 1e6:
         failures.append(label)
 rss = [m["ours"]["peak_rss_mib"] for m in machine if m.get("file_accounts") == 10000 and "ours" in m]
 print(f"target: peak RSS with 10,000 accounts under 60 MiB: {rss[0] if rss else float('nan'):.0f} MiB "

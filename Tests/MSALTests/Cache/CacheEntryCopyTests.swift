@@ -19,21 +19,15 @@ final class CacheEntryCopyTests: XCTestCase {
     }
 
     /// Reads `path` as the cache file does (its secrets and entries stay places in it).
-    private func load(_ path: String, splitRead: SplitReadTuning = SplitReadTuning()) throws -> TokenStore {
-        let cache = TokenCache(
-            settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2, splitRead: splitRead)
-        )
+    private func load(_ path: String) throws -> TokenStore {
+        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2))
         return try cache.read { $0 }
     }
 
-    /// Writes `store` to `path` as ``CacheFile/save(_:)`` does (by one thread, or two) and places
-    /// the store in the new file.
+    /// Writes `store` to `path` as ``CacheFile/save(_:)`` does and places the store in the new file.
     @discardableResult
-    private func save(_ store: inout TokenStore, to path: String, twoWriters: Bool = false) throws
-        -> CacheDocumentWriter.Placements
-    {
-        var file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
-        file.twoWritersFrom = twoWriters ? 0 : .max
+    private func save(_ store: inout TokenStore, to path: String) throws -> CacheDocumentWriter.Placements {
+        let file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
         let saved = try file.save(store.contents)
         let (snapshot, placements) = try XCTUnwrap(saved.placed)
         store.place(in: snapshot, placements)
@@ -79,117 +73,6 @@ final class CacheEntryCopyTests: XCTestCase {
         XCTAssertEqual(try save(&store, to: path).copied, entities)
         XCTAssertEqual(try load(path).contents.accessTokens.map(\.secret), store.contents.accessTokens.map(\.secret))
         XCTAssertEqual(try json(path), try JSONSerialization.jsonObject(with: Data(original.utf8)) as? NSDictionary)
-    }
-
-    func testEntriesReadOnTwoThreadsAreCopied() throws {
-        // The parts read by the second thread refer to a duplicate of the file's snapshot.
-        let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 40)
-        let parts = Locked<[Int]>([])
-        var store = try load(
-            path,
-            splitRead: SplitReadTuning(
-                from: 0, windowBytes: 4096, stealAtLeast: 4096,
-                partsJoined: { count in parts.withLock { $0.append(count) } }
-            ))
-        XCTAssertGreaterThan(parts.withLock { $0 }.first ?? 0, 1, "the file was read in parts")
-        let entities = store.entityCount - store.contents.accountMetadata.count
-        XCTAssertEqual(try save(&store, to: path).copied, entities)
-        XCTAssertEqual(try load(path).contents.accessTokens, store.contents.accessTokens)
-    }
-
-    /// A cache on a copy of `fixture` at `name`, written by one thread or two.
-    private func cache(copying fixture: String, to name: String, twoWriters: Bool) throws -> (TokenCache, String) {
-        let path = folder.appendingPathComponent(name).path
-        try FileManager.default.copyItem(atPath: fixture, toPath: path)
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
-        settings.durable = false
-        settings.twoWritersFrom = twoWriters ? 0 : .max
-        return (TokenCache(settings: settings), path)
-    }
-
-    func testTwoWritersWriteWhatOneWrites() throws {
-        let fixture = folder.appendingPathComponent("fixture.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: fixture, accounts: 30)
-        let (one, onePath) = try cache(copying: fixture, to: "one.json", twoWriters: false)
-        let (two, twoPath) = try cache(copying: fixture, to: "two.json", twoWriters: true)
-        for cache in [one, two] {
-            // Copied entries, and new ones of every kind at the end of their sections (those of
-            // the first half are counted by writing them).
-            try cache.modify { store in
-                for index in 0..<3 { store.save(self.record(index, secret: String(repeating: "n\(index)", count: 30))) }
-            }
-            try cache.modify { $0.setSignInState(.signedIn, clientId: "c1", homeAccountId: "uid0.utid") }
-        }
-        XCTAssertEqual(
-            try Data(contentsOf: URL(fileURLWithPath: twoPath)), try Data(contentsOf: URL(fileURLWithPath: onePath)))
-        XCTAssertEqual(
-            try two.read { $0.contents.accessTokens.map(\.secret) },
-            try one.read { $0.contents.accessTokens.map(\.secret) })
-        XCTAssertEqual(try load(twoPath).contents.accounts, try two.read { $0.contents.accounts })
-
-        // The file as the second cache saves it, and where its entries went, from two writers.
-        var file = CacheFile(path: twoPath, ownsFolder: false, encryptionKey: nil, durable: false)
-        file.twoWritersFrom = 0
-        let contents = try two.read { $0.contents }
-        let placements = try XCTUnwrap(try file.save(contents).placed?.1)
-        XCTAssertEqual(placements.parts, 2)
-        XCTAssertEqual(placements.copied, contents.accessTokens.count * 4 + contents.appMetadata.count)
-        XCTAssertEqual(
-            try Data(contentsOf: URL(fileURLWithPath: twoPath)), try Data(contentsOf: URL(fileURLWithPath: onePath)))
-        let text = try Data(contentsOf: URL(fileURLWithPath: twoPath))
-        for (placement, token) in zip(placements.accessTokens, contents.accessTokens) {
-            let secret = try XCTUnwrap(placement.secret)
-            XCTAssertEqual(
-                String(decoding: text[secret.offset..<(secret.offset + secret.length)], as: UTF8.self), token.secret)
-        }
-    }
-
-    func testADocumentWithNothingToCopyIsWrittenByOneWriter() throws {
-        let path = folder.appendingPathComponent("cache.json").path
-        var store = TokenStore()
-        for index in 0..<6 { store.save(record(index, secret: String(repeating: "w\(index)", count: 30))) }
-        try save(&store, to: path)
-        // Read from a file, but every entity forgot its place: no half has a known length.
-        store.mutateForTests { contents in
-            for index in contents.accessTokens.indices { contents.accessTokens[index].source = CacheEntrySource() }
-            for index in contents.refreshTokens.indices { contents.refreshTokens[index].source = CacheEntrySource() }
-            for index in contents.idTokens.indices { contents.idTokens[index].source = CacheEntrySource() }
-            for index in contents.accounts.indices { contents.accounts[index].source = CacheEntrySource() }
-            for index in contents.appMetadata.indices { contents.appMetadata[index].source = CacheEntrySource() }
-        }
-        XCTAssertNil(CacheDocumentWriter.splitPoint(store.contents, minimumBytes: 0))
-        let placements = try save(&store, to: path, twoWriters: true)
-        XCTAssertEqual(placements.parts, 1)
-        XCTAssertEqual(placements.copied, 0)
-        XCTAssertEqual(try load(path).contents.accessTokens, store.contents.accessTokens)
-    }
-
-    func testAFirstHalfThatChangedLengthIsWrittenAgainByOneWriter() throws {
-        let fixture = folder.appendingPathComponent("fixture.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: fixture, accounts: 30)
-        let (cache, path) = try cache(copying: fixture, to: "cache.json", twoWriters: true)
-        let before = try cache.read { $0.contents }
-
-        // Another program changes the first access token's type in place, same length: that entry
-        // is written from its fields, in this library's layout, shorter than the indented one.
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
-        let range = try XCTUnwrap(bytes.range(of: Data(#""token_type": "Bearer""#.utf8)))
-        bytes.replaceSubrange(range, with: Data(#""token_type": "bearer""#.utf8))
-        let descriptor = open(path, O_WRONLY)
-        XCTAssertEqual(bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, bytes.count)
-        close(descriptor)
-        // Saved from the store as it was (its snapshot of the file stays open, so the file it
-        // replaced is what another process sees as "changed underneath"): written whole again.
-        let file = CacheFile(path: path, ownsFolder: false, encryptionKey: nil, durable: false)
-        var twoWriters = file
-        twoWriters.twoWritersFrom = 0
-        let saved = try twoWriters.save(before)
-        XCTAssertEqual(saved.placed?.1.parts, 1, "the two halves overlapped and one writer wrote it all")
-        let reloaded = try load(path)
-        XCTAssertEqual(reloaded.contents.accessTokens.map(\.tokenType), before.accessTokens.map(\.tokenType))
-        XCTAssertEqual(reloaded.contents.accessTokens.map(\.secret), before.accessTokens.map(\.secret))
-        XCTAssertEqual(reloaded.contents.accounts, before.accounts)
     }
 
     func testEveryKindOfChangeIsWrittenFromTheFields() throws {
@@ -287,7 +170,7 @@ final class CacheEntryCopyTests: XCTestCase {
     }
 
     func testASecretChangedInTheFileFailsTheSave() throws {
-        for twoWriters in [false, true] {
+        for twoWriters in [false] {
             let path = folder.appendingPathComponent("cache-\(twoWriters).json").path
             var store = TokenStore()
             for index in 0..<12 { store.save(record(index, secret: String(repeating: "k\(index)", count: 40))) }
@@ -301,7 +184,7 @@ final class CacheEntryCopyTests: XCTestCase {
             close(descriptor)
             // The secret exists nowhere else: the save fails rather than write a token it never had.
             let other = folder.appendingPathComponent("other-\(twoWriters).json").path
-            XCTAssertThrowsError(try save(&store, to: other, twoWriters: twoWriters)) { error in
+            XCTAssertThrowsError(try save(&store, to: other)) { error in
                 guard case CacheStorageError.changedUnderneath = error else {
                     return XCTFail("unexpected \(error)")
                 }

@@ -1,5 +1,4 @@
 import Dispatch
-import Glibc
 import MSALNative
 
 /// One version of the cache file, kept open after it was parsed so that secrets are read from it
@@ -13,50 +12,36 @@ import MSALNative
 /// file whenever its fingerprint changes, so this only happens in the short race between that
 /// check and the read.
 final class CacheFileSnapshot: Sendable {
-    private let descriptor: Int32
+    /// The open file (closed off the caller's path when the snapshot goes: closing the last
+    /// descriptor of a replaced file frees its blocks, tens of milliseconds for a large file).
+    private let file: NativeFile
     /// Recently read secrets by offset: a silent call reads the same token again and again.
     private let recent = Locked([Int: String]())
     private static let recentLimit = 64
 
-    /// The snapshot this one duplicates (another descriptor of the same open file), if any: kept
-    /// alive, so that its identity is not reused.
-    private let original: CacheFileSnapshot?
-    /// The identity of `original`, when there is one.
-    private let originalIdentity: ObjectIdentifier?
-
-    /// Takes ownership of `descriptor` (opened for reading); with `original`, a duplicate of that
-    /// snapshot's descriptor, so that threads reading one file do not share one reference count.
-    init(descriptor: Int32, duplicating original: CacheFileSnapshot? = nil) {
-        self.descriptor = descriptor
-        self.original = original?.original ?? original
-        originalIdentity = self.original.map(ObjectIdentifier.init)
+    /// Takes ownership of `file` (opened for reading, or the new file just written).
+    init(file: NativeFile) {
+        self.file = file
     }
 
-    /// Whether `other` reads the same version of the file (this snapshot, or a duplicate).
+    /// Whether `other` reads the same version of the file.
     func isSameFile(as other: CacheFileSnapshot) -> Bool {
-        (originalIdentity ?? ObjectIdentifier(self)) == (other.originalIdentity ?? ObjectIdentifier(other))
+        self === other
     }
 
     deinit {
-        // Closing the last descriptor of a replaced file frees its blocks, which takes tens of
-        // milliseconds for a large file on ext4: done off the caller's path.
-        let descriptor = descriptor
-        DispatchQueue.global(qos: .utility).async { _ = close(descriptor) }
+        let file = file
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(file) {} }
+    }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file; none when it cannot be read).
+    func bytes(at offset: Int, count: Int) -> [UInt8] {
+        (try? file.read(at: offset, count: count)) ?? []
     }
 
     /// Reads `count` bytes at `offset` into `buffer`; the number read (short at the end of file).
     func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) -> Int {
-        var total = 0
-        while total < count {
-            let got = pread(descriptor, buffer + total, count - total, off_t(offset + total))
-            if got < 0 {
-                if errno == EINTR { continue }
-                return total
-            }
-            if got == 0 { break }
-            total += got
-        }
-        return total
+        (try? file.read(at: offset, into: UnsafeMutableRawBufferPointer(start: buffer, count: count))) ?? 0
     }
 
     /// The decoded text of `range`, or `nil` (logged) when the file no longer holds it.

@@ -13,9 +13,4 @@ struct CacheSettings: Sendable {
     var lockTimeout: Double = 10
     /// fsync the file and its folder on every write (off only for benchmarks of the format).
     var durable = true
-    /// When and how large cache files are read on two threads (tests shrink it).
-    var splitRead = SplitReadTuning()
-    /// Bytes of entries copied from the file read from which a save writes on two threads
-    /// (tests shrink it).
-    var twoWritersFrom = 4 << 20
 }

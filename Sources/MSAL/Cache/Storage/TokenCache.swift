@@ -40,11 +40,10 @@ final class TokenCache: Sendable {
         case .memory:
             backend = .memory
         case .file(let path, let isDefault):
-            var file = CacheFile(
-                path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey, durable: settings.durable)
-            file.splitRead = settings.splitRead
-            file.twoWritersFrom = settings.twoWritersFrom
-            backend = .file(file)
+            backend = .file(
+                CacheFile(
+                    path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
+                    durable: settings.durable))
         case .custom(let storage):
             backend = .custom(storage, key: settings.encryptionKey)
         }

@@ -1,0 +1,88 @@
+import MSALNative
+
+/// The document side of the cache file: reading a version of it into contents, writing contents
+/// into a new file. ``CacheFile`` opens, locks, replaces and quarantines; these only parse and
+/// serialise.
+extension CacheFile {
+    /// Bytes read and parsed at a time (small enough to stay in the processor's cache between the
+    /// copy and the parse), so a large file never sits in memory beside its parsed form.
+    static let windowBytes = 1 << 18
+
+    /// Bytes handed to the kernel at a time (small enough to stay in the processor's cache
+    /// between the copy from the old file and the write).
+    static let chunkSize = 1 << 18
+
+    /// Reads the document of `snapshot` (a regular file of `size` bytes when opened). Secrets are
+    /// kept as places in it. Throws ``CacheDocumentCodec/Corrupt`` when it is not a cache document.
+    func readDocument(_ snapshot: CacheFileSnapshot, size: Int) throws -> CacheContents {
+        var reader = CacheDocumentReader(snapshot: snapshot)
+        var capacity = Self.windowBytes
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        var filled = 0
+        var origin = 0
+        var atEnd = false
+        var sawContent = false
+        while true {
+            while !atEnd && filled < capacity {
+                let got = buffer.withUnsafeMutableBytes { raw in
+                    snapshot.read(
+                        into: raw.baseAddress! + filled, count: capacity - filled, offset: origin + filled)
+                }
+                if got == 0 { atEnd = true } else { filled += got }
+            }
+            let consumed: Int = try buffer.withUnsafeBytes { raw in
+                let window = UnsafeRawBufferPointer(rebasing: raw[..<filled])
+                if !sawContent {
+                    if CacheDocumentCodec.isBlank(window) {
+                        if atEnd { return -1 }
+                    } else {
+                        sawContent = true
+                    }
+                }
+                do throws(JSONScanError) {
+                    return try reader.consume(window, origin: origin, isFinal: atEnd)
+                } catch .malformed(let reason, let offset) {
+                    throw CacheDocumentCodec.Corrupt(reason: reason, offset: offset)
+                } catch {
+                    throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
+                }
+            }
+            if consumed < 0 { return CacheContents() }
+            if reader.isDone && atEnd { return reader.takeContents() }
+            if atEnd {
+                throw CacheDocumentCodec.Corrupt(
+                    reason: "the document ends too early (truncated)", offset: origin + filled)
+            }
+            // Keep the unconsumed tail; grow when a single entry fills the whole window.
+            if consumed == 0 && filled == capacity {
+                capacity *= 2
+                buffer.append(contentsOf: repeatElement(0, count: capacity - buffer.count))
+            } else {
+                buffer.replaceSubrange(0..<consumed, with: EmptyCollection())
+                buffer.append(contentsOf: repeatElement(0, count: consumed))
+                filled -= consumed
+            }
+            origin += consumed
+        }
+    }
+
+    /// Writes the plain document into `file` (an empty file just created at `temporary`), copying
+    /// unchanged entries and secrets from the file the contents were read from. Returns where each
+    /// entry went (``TokenStore/place(in:_:)``).
+    func writeDocument(_ contents: CacheContents, to file: NativeFile, path temporary: String) throws
+        -> CacheDocumentWriter.Placements
+    {
+        let output = ByteOutput(chunkSize: Self.chunkSize) { chunk, offset in
+            do throws(FileError) {
+                try file.write(chunk, at: offset)
+            } catch {
+                throw CacheStorageError.io("write a temporary file", path: temporary, errno: error.code)
+            }
+        }
+        let copier = CacheSecretCopier(windowSize: Self.chunkSize)
+        let placements = CacheDocumentWriter.write(contents, to: output, copier: copier)
+        if copier.failed { throw CacheStorageError.changedUnderneath(path: path) }
+        try output.finish()
+        return placements
+    }
+}
