@@ -26,7 +26,7 @@ package enum FileSystem {
 
     /// Renames `source` to `target`, replacing `target` atomically (`rename`).
     package static func rename(_ source: String, to target: String) throws(FileError) {
-        guard Glibc.rename(source, target) == 0 else { throw .last("rename \(source) to", target) }
+        guard Glibc.rename(source, target) == 0 else { throw .last("rename \(name(of: source)) into place", target) }
     }
 
     /// Removes the name `path` (`unlink`); `false` when nothing was there.
@@ -44,7 +44,7 @@ package enum FileSystem {
         if path.isEmpty || path == "/" { return }
         if let existing = try status(path) {
             guard existing.kind == .directory else {
-                throw FileError(operation: "create the folder", path: path, code: ENOTDIR)
+                throw FileError("create the folder", path: path, code: ENOTDIR)
             }
             return
         }
@@ -54,7 +54,7 @@ package enum FileSystem {
 
     /// Sets the permission bits of `path` (`chmod`).
     package static func setPermissions(_ path: String, _ mode: UInt32) throws(FileError) {
-        guard chmod(path, mode_t(mode)) == 0 else { throw .last("change the permissions of", path) }
+        guard chmod(path, mode_t(mode)) == 0 else { throw .last("change the permissions", path) }
     }
 
     /// Flushes a folder's entries (a rename in it) to storage (`fsync` of the folder).
@@ -102,7 +102,7 @@ package enum FileSystem {
             guard let target = try linkTarget(current) else { return current }
             current = target.hasPrefix("/") ? target : folder(of: current) + "/" + target
         }
-        throw FileError(operation: "resolve the symbolic links of", path: path, code: ELOOP)
+        throw FileError("resolve the symbolic links", path: path, code: ELOOP)
     }
 
     /// What the symbolic link at `path` points to (`readlink`); `nil` when `path` is not a link

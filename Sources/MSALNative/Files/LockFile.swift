@@ -35,9 +35,21 @@ package final class LockFile: Sendable {
         }
         let file = LockFile(path: path, descriptor: descriptor)
         guard try file.status().kind == .regular else {
-            throw FileError(operation: "lock", path: path, code: EINVAL)
+            throw FileError("lock", path: path, code: EINVAL)
         }
         return file
+    }
+
+    /// Creates the lock file at `path` exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0600)
+    /// and opens it for reading and writing; `nil` when something already exists there.
+    package static func createNew(_ path: String) throws(FileError) -> LockFile? {
+        let descriptor = Glibc.open(
+            path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode_t(0o600))
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return nil }
+            throw .last("create the lock file", path)
+        }
+        return LockFile(path: path, descriptor: descriptor)
     }
 
     /// Opens an existing file read-only only to test or take its lock (a temporary file of

@@ -66,7 +66,7 @@ package final class RecordLockFile: Sendable {
             while !Self.set(shared.descriptor, F_WRLCK, offset: offset) {
                 if errno == EINTR { continue }
                 if errno == EACCES || errno == EAGAIN { return .success(false) }
-                return .failure(.last("lock a byte of", path))
+                return .failure(.last("lock a byte", path))
             }
             files[path]!.held.insert(offset)
             return .success(true)

@@ -130,12 +130,12 @@ final class FileSystemTests: XCTestCase {
     }
 
     func testFileErrorsSayWhatFailed() {
-        let readOnly = FileError(operation: "create", path: "/ro/x", code: EROFS)
+        let readOnly = FileError("create", path: "/ro/x", code: EROFS)
         XCTAssertTrue(readOnly.isReadOnlyOrDenied)
         XCTAssertTrue(readOnly.isReadOnlyFileSystem)
-        XCTAssertTrue(FileError(operation: "create", path: "/x", code: EACCES).isReadOnlyOrDenied)
-        XCTAssertTrue(FileError(operation: "create", path: "/x", code: EPERM).isReadOnlyOrDenied)
-        XCTAssertFalse(FileError(operation: "create", path: "/x", code: ENOENT).isReadOnlyOrDenied)
-        XCTAssertEqual(readOnly.description, "create /ro/x: Read-only file system (errno \(EROFS))")
+        XCTAssertTrue(FileError("create", path: "/x", code: EACCES).isReadOnlyOrDenied)
+        XCTAssertTrue(FileError("create", path: "/x", code: EPERM).isReadOnlyOrDenied)
+        XCTAssertFalse(FileError("create", path: "/x", code: ENOENT).isReadOnlyOrDenied)
+        XCTAssertEqual(readOnly.description, "could not create at /ro/x: Read-only file system (errno \(EROFS))")
     }
 }
