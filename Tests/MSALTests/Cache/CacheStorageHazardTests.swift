@@ -109,6 +109,44 @@ final class CacheStorageHazardTests: XCTestCase {
         XCTAssertEqual(try FileSystem.linkStatus(cachePath)?.kind, .directory)
     }
 
+    // MARK: A removed lock file
+
+    /// How many descriptors of this process have `path` open (from /proc/self/fd).
+    private func openDescriptors(of path: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0)) == path
+        }
+        .count
+    }
+
+    func testAWaiterWhoseLockFileWasRemovedLocksTheFileNowAtThePath() throws {
+        let lockPath = path("cache.json.lock")
+        let holder = try XCTUnwrap(LockFile.open(lockPath))
+        XCTAssertTrue(try holder.tryLock())
+        let waiter = Locked<FileLock?>(nil)
+        let done = expectation(description: "locked")
+        Thread.detachNewThread {
+            let lock = try? FileLock(path: lockPath, timeout: 20)
+            waiter.withLock { $0 = lock }
+            done.fulfill()
+        }
+        // The waiter has the old file open and polls its lock...
+        while openDescriptors(of: lockPath) < 2 { usleep(1_000) }
+        // ...when a cleaner removes it and a newcomer locks a new file of that name.
+        XCTAssertTrue(try FileSystem.remove(lockPath))
+        let newcomer = try XCTUnwrap(LockFile.open(lockPath))
+        XCTAssertTrue(try newcomer.tryLock())
+        holder.unlock()
+        // The waiter gets the old file's lock, sees it is no longer at the path, and waits for
+        // the newcomer's instead of going ahead beside it.
+        newcomer.unlock()
+        wait(for: [done], timeout: 30)
+        let lock = try XCTUnwrap(waiter.withLock { $0 })
+        XCTAssertTrue(lock.isStillAtPath, "holds the lock of the file at the path")
+        XCTAssertFalse(try newcomer.tryLock(), "so the newcomer's file is the one locked")
+    }
+
     // MARK: Links
 
     func testPlantedLinksAtTheLockNamesCreateNothingElsewhere() throws {

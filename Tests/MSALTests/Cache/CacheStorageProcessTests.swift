@@ -81,16 +81,18 @@ final class CacheStorageProcessTests: XCTestCase {
         return (process, output)
     }
 
-    func testWritesSurviveTheLockFileBeingRemovedAgainAndAgain() throws {
+    /// Workers save while a cleaner removes `suffixes` of the cache path every `period` µs; every
+    /// acknowledged save must be in the file at the end.
+    private func assertNothingLost(
+        workers count: Int, saves: Int, removing suffixes: [String], every period: UInt32
+    ) throws {
         let path = folder.appendingPathComponent("cache.json").path
-        let saves = Int(ProcessInfo.processInfo.environment["MSAL_CACHE_SAVES_PER_PROCESS"] ?? "") ?? 40
-        let workers = try (0..<6).map { try worker("save", path: path, id: $0, count: saves) }
-        // A temp cleaner that removes `*.lock` every few milliseconds while they write.
+        let workers = try (0..<count).map { try worker("save", path: path, id: $0, count: saves) }
         let stop = Locked(false)
         let cleaner = Thread {
             while !stop.withLock({ $0 }) {
-                unlink(path + ".lock")
-                usleep(10_000)
+                for suffix in suffixes { unlink(path + suffix) }
+                usleep(period)
             }
         }
         cleaner.start()
@@ -102,11 +104,23 @@ final class CacheStorageProcessTests: XCTestCase {
             XCTAssertEqual(process.terminationStatus, 0)
         }
         stop.withLock { $0 = true }
-        XCTAssertEqual(acknowledged.count, 6 * saves)
+        XCTAssertEqual(acknowledged.count, count * saves)
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
         let secrets = Set(try cache.read { $0.contents.accessTokens.map(\.secret) })
         let lost = acknowledged.subtracting(secrets)
         XCTAssertTrue(lost.isEmpty, "\(lost.count) acknowledged writes lost: \(lost.sorted().prefix(10))")
+    }
+
+    func testWritesSurviveTheLockFileBeingRemovedAgainAndAgain() throws {
+        // A temp cleaner's `rm *.lock` every 10 ms.
+        let saves = Int(ProcessInfo.processInfo.environment["MSAL_CACHE_SAVES_PER_PROCESS"] ?? "") ?? 40
+        try assertNothingLost(workers: 6, saves: saves, removing: [".lock"], every: 10_000)
+    }
+
+    func testWritesSurviveBothLockFilesBeingRemovedAgainAndAgain() throws {
+        // `rm *.lock*`: ours and MSAL Python's extension's; a writer that loses both starts over.
+        let saves = Int(ProcessInfo.processInfo.environment["MSAL_CACHE_SAVES_PER_PROCESS"] ?? "") ?? 25
+        try assertNothingLost(workers: 4, saves: saves, removing: [".lock", ".lockfile"], every: 40_000)
     }
 
     func testReadingWorksWithoutWriteAccessAndOnlyAWriteFails() throws {
