@@ -27,13 +27,23 @@ final class CacheStorageDecisionTests: XCTestCase {
         XCTAssertEqual(CacheReadDecision.decide(.corrupt, underLocks: true, canLock: true), .quarantine)
     }
 
-    func testTheSweepRemovesOnlyOldUnlockedFiles() {
-        let bound = SweepDecision.minimumAgeNanoseconds
-        XCTAssertEqual(bound, 600_000_000_000, "10 minutes")
-        XCTAssertEqual(SweepDecision.decide(ageNanoseconds: bound, lockIsFree: true), .remove)
-        XCTAssertEqual(SweepDecision.decide(ageNanoseconds: bound - 1, lockIsFree: true), .keep)
-        XCTAssertEqual(SweepDecision.decide(ageNanoseconds: bound * 100, lockIsFree: false), .keep)
-        XCTAssertEqual(SweepDecision.decide(ageNanoseconds: -5, lockIsFree: true), .keep, "a clock set back")
+    func testTheSweepRemovesOnlyUnlockedFilesOldEnough() {
+        let second: Int64 = 1_000_000_000
+        XCTAssertEqual(SweepDecision.minimumAgeNanoseconds, second)
+        XCTAssertEqual(SweepDecision.minimumAgeOfLivePIDNanoseconds, 600 * second, "10 minutes")
+        func decide(_ age: Int64, free: Bool, pid: Bool) -> SweepDecision {
+            SweepDecision.decide(ageNanoseconds: age, lockIsFree: free, pidExists: pid)
+        }
+        // Locked: a live writer's, in any PID namespace.
+        XCTAssertEqual(decide(3600 * second, free: false, pid: false), .keep)
+        XCTAssertEqual(decide(3600 * second, free: false, pid: true), .keep)
+        // Unlocked, its PID gone: a killed writer's, once past the moment before its lock.
+        XCTAssertEqual(decide(second, free: true, pid: false), .remove)
+        XCTAssertEqual(decide(second - 1, free: true, pid: false), .keep)
+        // Unlocked, its PID here: only when surely left over.
+        XCTAssertEqual(decide(599 * second, free: true, pid: true), .keep)
+        XCTAssertEqual(decide(600 * second, free: true, pid: true), .remove)
+        XCTAssertEqual(decide(-5 * second, free: true, pid: false), .keep, "a clock set back")
     }
 
     func testAnExtensionsLockIsTakenOverOnlyWhenStale() {

@@ -349,24 +349,37 @@ final class CacheStorageHazardTests: XCTestCase {
             [.modificationDate: Date().addingTimeInterval(-minutes * 60)], ofItemAtPath: path)
     }
 
-    func testTheSweepKeepsYoungAndLockedTemporaryFilesWhateverTheirPID() throws {
+    func testTheSweepKeepsLockedTemporaryFilesWhateverTheirPID() throws {
         let cachePath = path("cache.json")
-        // PIDs that do not exist here, as a writer in another PID namespace would have.
-        let young = path(".cache.json.tmp-999999-1")
-        let oldLocked = path(".cache.json.tmp-999998-2")
-        let oldFree = path(".cache.json.tmp-999997-3")
-        for file in [young, oldLocked, oldFree] {
+        let sleeping = Process()
+        sleeping.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeping.arguments = ["30"]
+        try sleeping.run()
+        defer {
+            sleeping.terminate()
+            sleeping.waitUntilExit()
+        }
+        let live = sleeping.processIdentifier
+        // 999999: a PID that does not exist here, as a writer's in another PID namespace.
+        let lockedOfAnotherNamespace = path(".cache.json.tmp-999999-1")
+        let killed = path(".cache.json.tmp-999998-2")
+        let recentOfLivePID = path(".cache.json.tmp-\(live)-3")
+        let ancientOfLivePID = path(".cache.json.tmp-\(live)-4")
+        for file in [lockedOfAnotherNamespace, killed, recentOfLivePID, ancientOfLivePID] {
             XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("{".utf8)))
         }
-        try setAge(oldLocked, minutes: 30)
-        try setAge(oldFree, minutes: 30)
-        let writer = try XCTUnwrap(LockFile.open(oldLocked, create: false))
+        try setAge(lockedOfAnotherNamespace, minutes: 30)
+        try setAge(killed, minutes: 1)
+        try setAge(recentOfLivePID, minutes: 5)
+        try setAge(ancientOfLivePID, minutes: 30)
+        let writer = try XCTUnwrap(LockFile.open(lockedOfAnotherNamespace, create: false))
         XCTAssertTrue(try writer.tryLock())
 
         try fileCache(cachePath).modify { $0.save(CacheFixtures.response()) }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: young), "young: perhaps a live writer's")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: oldLocked), "its writer holds its lock")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: oldFree), "old and unlocked: left by a dead writer")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: lockedOfAnotherNamespace), "its writer holds its lock")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: killed), "unlocked, its writer gone")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: recentOfLivePID), "unlocked, but its PID is here")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: ancientOfLivePID), "unlocked and 30 minutes old")
     }
 
     // MARK: Refresh lock

@@ -244,8 +244,8 @@ struct CacheFile: Sendable {
     private static let swept = Locked<Set<String>>([])
 
     /// Removes the temporary files writers left when they died between creating one and renaming
-    /// it (`kill -9`, a crash, power loss), once per process and cache file: those old enough and
-    /// unlocked (``SweepDecision``).
+    /// it (`kill -9`, a crash, power loss), once per process and cache file: those unlocked and old
+    /// enough (``SweepDecision``).
     private func removeLeftoverTemporaries(of target: String) {
         let isFirst = Self.swept.withLock { $0.insert(target).inserted }
         let folder = FileSystem.folder(of: target)
@@ -254,15 +254,15 @@ struct CacheFile: Sendable {
         let now = FileSystem.wallClockNanoseconds()
         for name in names where name.hasPrefix(prefix) {
             let leftover = "\(folder)/\(name)"
-            guard let file = try? LockFile.openExistingForLocking(leftover), let status = try? file.status(),
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }),
+                pid != FileSystem.currentProcessID,
+                let file = try? LockFile.openExistingForLocking(leftover), let status = try? file.status(),
                 status.kind == .regular
             else { continue }
-            let lockIsFree = (try? file.tryLock()) ?? false
-            if SweepDecision.decide(ageNanoseconds: now - status.modifiedNanoseconds, lockIsFree: lockIsFree)
-                == .remove
-            {
-                _ = try? FileSystem.remove(leftover)
-            }
+            let decision = SweepDecision.decide(
+                ageNanoseconds: now - status.modifiedNanoseconds, lockIsFree: (try? file.tryLock()) ?? false,
+                pidExists: FileSystem.isProcessAlive(pid))
+            if decision == .remove { _ = try? FileSystem.remove(leftover) }
         }
     }
 }

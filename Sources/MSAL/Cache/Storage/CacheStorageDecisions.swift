@@ -49,17 +49,25 @@ enum CacheReadDecision: Equatable, Sendable {
 
 /// Whether the sweep removes a leftover temporary file of a writer (`.<cache>.tmp-<pid>-<n>`).
 ///
-/// Not by its PID: a writer in another PID namespace (a container sharing the folder) looks dead
-/// here. A writer holds the `flock` of its temporary file while writing, and renames it within
-/// moments; so a file is removed only when it is old AND its lock is free.
+/// A writer holds the `flock` of its temporary file from just after creating it until it has
+/// renamed it, so a locked file is never removed, whatever its PID says: a writer in another PID
+/// namespace (a container sharing the folder) looks dead here. An unlocked one is removed once it
+/// is older than the moment between a writer's creation of it and its lock, when its PID does
+/// not exist here (a killed writer's); when the PID exists here (perhaps a writer of a version
+/// that did not lock its temporary files), only when it is old enough to be left over for sure.
 enum SweepDecision: Equatable, Sendable {
     case keep, remove
 
-    /// How old a temporary file must be (by modification time) before it may be removed.
-    static let minimumAgeNanoseconds: Int64 = 10 * 60 * 1_000_000_000
+    /// Age of an unlocked file of a PID that does not exist here before it is removed.
+    static let minimumAgeNanoseconds: Int64 = 1_000_000_000
+    /// Age of an unlocked file of a PID that exists here before it is removed.
+    static let minimumAgeOfLivePIDNanoseconds: Int64 = 10 * 60 * 1_000_000_000
 
-    static func decide(ageNanoseconds: Int64, lockIsFree: Bool) -> SweepDecision {
-        ageNanoseconds >= minimumAgeNanoseconds && lockIsFree ? .remove : .keep
+    /// `ageNanoseconds`: now minus its modification time.
+    static func decide(ageNanoseconds: Int64, lockIsFree: Bool, pidExists: Bool) -> SweepDecision {
+        guard lockIsFree else { return .keep }
+        let bound = pidExists ? minimumAgeOfLivePIDNanoseconds : minimumAgeNanoseconds
+        return ageNanoseconds >= bound ? .remove : .keep
     }
 }
 
