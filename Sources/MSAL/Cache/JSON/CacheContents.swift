@@ -12,11 +12,10 @@ struct CacheContents: Sendable {
     var unknownSections: [(name: String, rawValue: String)] = []
     /// Entries skipped because they were malformed, by section.
     var skipped: [String: Int] = [:]
-    /// The file the entities' ``CacheEntrySource`` places are in.
+    /// The file the ``origins`` are places in.
     var sourceFile: CacheFileSnapshot?
-    /// The digests of the entities' home account ids, when read from a document (the store
-    /// finds them itself when they are not one for each entity).
-    var homeAccountDigests = HomeAccountDigests()
+    /// Where each entity's entry and secret lie in ``sourceFile``, parallel to the entity arrays.
+    var origins = CacheOrigins()
 }
 
 /// The sections of the document.
@@ -48,7 +47,7 @@ extension CacheEntityFields {
 
     /// The fields every token requires (home account, environment, client, secret), moved out; or
     /// `nil`, with the first one absent in `missing`.
-    private mutating func takeCredential(_ missing: inout MissingField?) -> (String, String, String, CacheSecret)? {
+    private mutating func takeCredential(_ missing: inout MissingField?) -> (String, String, String, String)? {
         guard let hid = take(.homeAccountId) else {
             missing = "home_account_id"
             return nil
@@ -79,7 +78,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheAccessToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                target: target, secretValue: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
+                target: target, secret: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
                 expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
                 refreshOn: timestamps.refreshOn, unknown: takeUnknown()))
         return nil
@@ -90,7 +89,7 @@ extension CacheEntityFields {
         guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         tokens.append(
             CacheRefreshToken(
-                homeAccountId: hid, environment: environment, clientId: clientId, secretValue: secret,
+                homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
                 target: take(.target), familyId: take(.familyId), lastModificationTime: take(.lastModificationTime),
                 realm: take(.realm), unknown: takeUnknown()))
         return nil
@@ -102,7 +101,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                secretValue: secret, unknown: takeUnknown()))
+                secret: secret, unknown: takeUnknown()))
         return nil
     }
 

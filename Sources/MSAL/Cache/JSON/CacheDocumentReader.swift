@@ -18,44 +18,11 @@ struct CacheDocumentReader {
     private var interner = StringInterner()
     /// The file the document is read from, when secrets are to be kept as places in it.
     let snapshot: CacheFileSnapshot?
-    /// Offset of the first byte not yet consumed by a completed step.
-    private(set) var committed = 0
-    /// Where another reader took over the rest of the document, and the state it assumed there;
-    /// `nil` when the reader reads to the end.
-    private(set) var handover: DocumentSplit?
-    /// Whether the reader stopped at ``handover``: its contents end there.
-    private(set) var handedOver = false
-    /// Whether the reader went past its handover point in another state: it then reads on to the
-    /// end alone, and takes no other handover point.
-    private(set) var passedHandover = false
 
     /// A reader; with `snapshot`, the windows given to ``consume(_:origin:isFinal:)`` are that
-    /// file's bytes at their origins, and secrets are kept as places in it. With `handover`, it
-    /// stops where it finds the document in the state `handover` describes.
-    init(snapshot: CacheFileSnapshot? = nil, handover: DocumentSplit? = nil) {
+    /// file's bytes at their origins, and secrets are kept as places in it.
+    init(snapshot: CacheFileSnapshot? = nil) {
         self.snapshot = snapshot
-        self.handover = handover
-    }
-
-    /// A reader of the document from `split`, assuming the document is in the state `split`
-    /// describes there (checked by the reader of the part before it); to the end, or, with
-    /// `handover`, to where it finds the document in that split's state.
-    init(snapshot: CacheFileSnapshot?, resumingAt split: DocumentSplit, handover: DocumentSplit? = nil) {
-        self.snapshot = snapshot
-        state = .section(split.section, first: false)
-        committed = split.offset
-        self.handover = handover
-    }
-
-    /// Makes the reader stop at `split` instead, which must come after everything it has read and
-    /// not after its handover point (if it has one). Returns `false` (and changes nothing)
-    /// otherwise, or when the reader already went past a handover point in another state.
-    mutating func moveHandover(to split: DocumentSplit) -> Bool {
-        guard !handedOver, !passedHandover, split.offset > committed, split.offset <= handover?.offset ?? .max else {
-            return false
-        }
-        handover = split
-        return true
     }
 
     /// The contents read so far, moved out of the reader (which is left empty), so that they are
@@ -72,14 +39,8 @@ struct CacheDocumentReader {
         return false
     }
 
-    /// Whether the reader is in `split`'s state, with everything before `split.offset` read.
-    private func isAt(_ split: DocumentSplit) -> Bool {
-        guard committed == split.offset, case .section(let section, first: false) = state else { return false }
-        return section == split.section
-    }
-
     /// Runs steps over `window` (whose first byte is at document offset `origin`) until the
-    /// document ends, the window runs out, or the reader reaches its handover point. Returns the window offset of the first unconsumed
+    /// document ends or the window runs out. Returns the window offset of the first unconsumed
     /// byte; throws only ``JSONScanError/malformed(_:offset:)``.
     mutating func consume(_ window: UnsafeRawBufferPointer, origin: Int, isFinal: Bool) throws(JSONScanError) -> Int {
         var cursor = JSONByteCursor(window, isFinal: isFinal, origin: origin)
@@ -88,15 +49,6 @@ struct CacheDocumentReader {
             do {
                 try step(&cursor)
                 stepStart = cursor.index
-                committed = origin + stepStart
-                if let split = handover, committed >= split.offset {
-                    if isAt(split) {
-                        handedOver = true
-                        return stepStart
-                    }
-                    handover = nil
-                    passedHandover = true
-                }
             } catch .needMore {
                 return stepStart
             }
@@ -182,29 +134,25 @@ struct CacheDocumentReader {
         let missing: MissingField?
         switch section {
         case .accessToken:
-            missing = Self.take(&fields, into: &contents.accessTokens, key, entry, snapshot, cursor) {
-                $0.takeAccessToken(into: &$1)
-            }
-            Self.digestLast(contents.accessTokens, missing, into: &contents.homeAccountDigests.accessTokens)
+            missing = Self.take(
+                &fields, into: &contents.accessTokens, &contents.origins.accessTokens, key, entry, cursor
+            ) { $0.takeAccessToken(into: &$1) }
         case .refreshToken:
-            missing = Self.take(&fields, into: &contents.refreshTokens, key, entry, snapshot, cursor) {
-                $0.takeRefreshToken(into: &$1)
-            }
-            Self.digestLast(contents.refreshTokens, missing, into: &contents.homeAccountDigests.refreshTokens)
+            missing = Self.take(
+                &fields, into: &contents.refreshTokens, &contents.origins.refreshTokens, key, entry, cursor
+            ) { $0.takeRefreshToken(into: &$1) }
         case .idToken:
-            missing = Self.take(&fields, into: &contents.idTokens, key, entry, snapshot, cursor) {
+            missing = Self.take(&fields, into: &contents.idTokens, &contents.origins.idTokens, key, entry, cursor) {
                 $0.takeIdToken(into: &$1)
             }
-            Self.digestLast(contents.idTokens, missing, into: &contents.homeAccountDigests.idTokens)
         case .account:
-            missing = Self.take(&fields, into: &contents.accounts, key, entry, snapshot, cursor) {
+            missing = Self.take(&fields, into: &contents.accounts, &contents.origins.accounts, key, entry, cursor) {
                 $0.takeAccount(into: &$1)
             }
-            Self.digestLast(contents.accounts, missing, into: &contents.homeAccountDigests.accounts)
         case .appMetadata:
-            missing = Self.take(&fields, into: &contents.appMetadata, key, entry, snapshot, cursor) {
-                $0.takeAppMetadata(into: &$1)
-            }
+            missing = Self.take(
+                &fields, into: &contents.appMetadata, &contents.origins.appMetadata, key, entry, cursor
+            ) { $0.takeAppMetadata(into: &$1) }
         case .accountMetadata:
             missing = nil
         }
@@ -212,44 +160,35 @@ struct CacheDocumentReader {
     }
 
     /// Moves the entity out of `fields` into `entities` with `take` (which returns the required
-    /// field it lacks instead), then checks its key in place. Static, with the reader's fields
-    /// and array passed separately, so that nothing copies the reader or the entity.
+    /// field it lacks instead), checks its key in place, and appends its origin (where its entry
+    /// `entry` and its secret are in the file) to `origins`. Static, with the reader's fields and
+    /// arrays passed separately, so that nothing copies the reader or the entity.
     private static func take<Entity: CacheEntity>(
-        _ fields: inout CacheEntityFields, into entities: inout [Entity],
-        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ snapshot: CacheFileSnapshot?,
-        _ cursor: JSONByteCursor,
+        _ fields: inout CacheEntityFields, into entities: inout [Entity], _ origins: inout [EntryOrigin],
+        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ cursor: JSONByteCursor,
         _ take: (inout CacheEntityFields, inout [Entity]) -> MissingField?
     ) -> MissingField? {
+        let secret = fields.secretSpan
         if let missing = take(&fields, &entities) { return missing }
         let last = entities.count - 1
         rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
-        if let entry { rememberPlace(of: &entities[last], entry, in: snapshot, cursor) }
+        origins.pad(to: last)
+        origins.append(EntryOrigin(entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret))
         return nil
     }
 
-    /// Appends the digest of the last entity's home account id, unless the entry was skipped.
-    private static func digestLast<Entity: CacheAccountEntity>(
-        _ entities: [Entity], _ missing: MissingField?, into digests: inout [UInt64]
-    ) {
-        guard missing == nil, let last = entities.indices.last else { return }
-        digests.append(AccountBuckets.digest(of: entities[last].homeAccountId))
-    }
-
-    /// Remembers where `entity`'s entry (the window's bytes `entry`) is in the file, so that a save
-    /// copies it from there while the entity is unchanged.
-    private static func rememberPlace<Entity: CacheEntity>(
-        of entity: inout Entity, _ entry: Range<Int>, in snapshot: CacheFileSnapshot?, _ cursor: JSONByteCursor
-    ) {
-        guard entry.count <= Int32.max, let snapshot else { return }
+    /// The place of the entry (the window's bytes `entry`) in the file, so that a save copies it
+    /// from there while the entity is unchanged.
+    private static func place(of entry: Range<Int>, secret: SecretSpan?, _ cursor: JSONByteCursor) -> EntryPlace? {
+        guard entry.count <= Int32.max else { return nil }
         let bytes = UnsafeBufferPointer(start: cursor.base + entry.lowerBound, count: entry.count)
-        let secret = entity.secretSpan(in: snapshot).map { range in
-            let start = range.offset - cursor.origin - entry.lowerBound
-            return start..<(start + Int(range.length))
+        let inside = secret.map { span in
+            let start = span.offset - cursor.origin - entry.lowerBound
+            return start..<(start + Int(span.length))
         }
-        entity.source = CacheEntrySource(
-            CacheEntrySource.Place(
-                offset: cursor.origin + entry.lowerBound, check: CacheEntrySource.check(bytes, secret: secret),
-                length: Int32(entry.count)))
+        return EntryPlace(
+            offset: cursor.origin + entry.lowerBound, check: EntryPlace.check(bytes, secret: inside),
+            length: Int32(entry.count))
     }
 
     /// Remembers the key `entity` was read under when it differs from the one we write.
@@ -360,33 +299,11 @@ struct CacheDocumentReader {
 protocol CacheEntity: Sendable {
     var originalKey: String? { get set }
     var unknown: UnknownFields { get }
-    var source: CacheEntrySource { get set }
-    /// Where the token's secret is in `file` (or a duplicate of it), when it is held so.
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan?
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
-}
-
-extension CacheEntity where Self: CacheSecretHolder {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? {
-        guard case .file(let range) = secretValue.storage, range.file.isSameFile(as: file) else { return nil }
-        return SecretSpan(offset: range.offset, length: range.length, escaped: range.escaped, check: range.check)
-    }
-}
-
-/// A secret's place in a known file: a ``CacheFileRange`` without its file.
-struct SecretSpan {
-    var offset: Int
-    var length: Int32
-    var escaped: Bool
-    var check: UInt64
 }
 
 extension CacheAccessToken: CacheEntity {}
 extension CacheRefreshToken: CacheEntity {}
 extension CacheIdToken: CacheEntity {}
-extension CacheAccount: CacheEntity {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
-}
-extension CacheAppMetadata: CacheEntity {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
-}
+extension CacheAccount: CacheEntity {}
+extension CacheAppMetadata: CacheEntity {}

@@ -13,7 +13,7 @@ extension TokenStore {
         accessTokenIndex(
             homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId, scopes: scopes,
             tokenType: tokenType
-        ).flatMap { contents.accessTokens[$0].withSecretInMemory() }
+        ).flatMap { accessToken(at: $0) }
     }
 
     /// Where in ``CacheContents/accessTokens`` the token ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)``
@@ -70,27 +70,32 @@ extension TokenStore {
     ) -> CacheRefreshToken? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         for environment in environments {
-            var best: CacheRefreshToken?
+            var best: Int?
             for ref in bucket.refs where ref.kind == .refreshToken {
-                let token = contents.refreshTokens[Int(ref.slot)]
+                let slot = Int(ref.slot)
+                let token = contents.refreshTokens[slot]
                 guard token.environment == environment, matches(token) else { continue }
-                if best == nil || token.modificationSeconds > best!.modificationSeconds { best = token }
+                if let current = best, token.modificationSeconds <= contents.refreshTokens[current].modificationSeconds
+                {
+                    continue
+                }
+                best = slot
             }
-            if let best { return best.withSecretInMemory() }
+            if let best { return refreshToken(at: best) }
         }
         return nil
     }
 
     func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> CacheIdToken? {
         idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { contents.idTokens[$0].withSecretInMemory() }
+            .flatMap { idToken(at: $0) }
     }
 
     /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``, read where the
     /// entry is stored (not copied out).
     func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
         idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { contents.idTokens[$0].secretValue.resolved }
+            .flatMap { secret(.idToken, $0) }
     }
 
     /// Where in ``CacheContents/idTokens`` the account's id token for the realm and client is.
@@ -149,26 +154,5 @@ extension TokenStore {
 
     func signInState(clientId: String, homeAccountId: String) -> SignInState {
         accountMetadata(clientId: clientId, homeAccountId: homeAccountId)?.signInState ?? .unknown
-    }
-}
-
-/// The tokens, whose secret may be a place in the cache file (``CacheSecret``).
-protocol CacheSecretHolder {
-    var secretValue: CacheSecret { get set }
-}
-
-extension CacheAccessToken: CacheSecretHolder {}
-extension CacheRefreshToken: CacheSecretHolder {}
-extension CacheIdToken: CacheSecretHolder {}
-
-extension CacheSecretHolder {
-    /// A copy holding its secret in memory, as queries return tokens (so callers read it without
-    /// I/O), or `nil` when the file no longer holds it (a cache miss).
-    func withSecretInMemory() -> Self? {
-        guard case .file = secretValue.storage else { return self }
-        guard let text = secretValue.resolved else { return nil }
-        var copy = self
-        copy.secretValue = CacheSecret(text)
-        return copy
     }
 }
