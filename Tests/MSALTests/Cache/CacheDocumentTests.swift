@@ -55,7 +55,7 @@ final class CacheDocumentTests: XCTestCase {
         XCTAssertNil(store.contents.refreshTokens.first?.originalKey, "its key is the one MSAL Python builds")
     }
 
-    func testMalformedEntriesAreSkipped() throws {
+    func testMalformedEntriesAreKeptButAreNoEntities() throws {
         let document = """
             {"AccessToken": {"a": {"secret": "x"}, "b": 5, "c": {"credential_type": "AccessToken", "secret": 12,
               "home_account_id": "h", "environment": "e", "client_id": "c", "target": "t"}},
@@ -64,6 +64,7 @@ final class CacheDocumentTests: XCTestCase {
         let contents = try decode(document)
         XCTAssertEqual(contents.accessTokens.count, 0)
         XCTAssertEqual(contents.skipped["AccessToken"], 3)
+        XCTAssertEqual(contents.keptEntries[.accessToken]?.map(\.key), ["a", "b", "c"])
         XCTAssertEqual(contents.accounts.count, 1)
     }
 

@@ -10,7 +10,15 @@ struct CacheContents: Sendable {
     var accountMetadataUnknown: [String: UnknownFields] = [:]
     /// Top-level sections this library does not know, as raw JSON, in document order.
     var unknownSections: [(name: String, rawValue: String)] = []
-    /// Entries skipped because they were malformed, by section.
+    /// Entries of the known sections that this library cannot model (another program's shape,
+    /// or damaged), kept byte for byte in document order, by section: never returned by a query,
+    /// written back unchanged by every save (but one whose key an entity of ours is written
+    /// under: see ``CacheDocumentWriter``).
+    var keptEntries: [CacheSection: [KeptEntry]] = [:]
+    /// Known sections whose value is not a JSON object, as raw JSON: written in place of the
+    /// section while this library has nothing to write in it.
+    var unusableSections: [CacheSection: String] = [:]
+    /// Entries that could not be read as entities (kept, or skipped records), by section.
     var skipped: [String: Int] = [:]
     /// The file the ``origins`` are places in.
     var sourceFile: CacheFileSnapshot?
@@ -36,6 +44,17 @@ enum CacheSection: CaseIterable {
     static func named(_ cursor: JSONByteCursor, _ start: Int, _ end: Int) -> CacheSection? {
         allCases.first { cursor.bytesEqual(start, end, $0.name) }
     }
+
+    /// The section whose decoded name is `name`.
+    static func named(_ name: String) -> CacheSection? {
+        allCases.first { "\($0.name)" == name }
+    }
+}
+
+/// An entry kept byte for byte: its decoded key and its text as read, `"key":value`.
+struct KeptEntry: Sendable, Equatable {
+    var key: String
+    var raw: String
 }
 
 extension CacheEntityFields {

@@ -61,6 +61,7 @@ struct CacheDocumentReader {
     private mutating func step(_ cursor: inout JSONByteCursor) throws(JSONScanError) {
         switch state {
         case .start:
+            if cursor.origin + cursor.index == 0 { try cursor.skipByteOrderMark() }
             try cursor.expect(UInt8(ascii: "{"), "'{' starting the cache document")
             state = .document(first: true)
         case .document(let first):
@@ -76,18 +77,27 @@ struct CacheDocumentReader {
             }
             let name = try cursor.scanString()
             try cursor.expect(UInt8(ascii: ":"), "':'")
-            if !name.escaped, let section = CacheSection.named(cursor, name.start, name.end),
-                try cursor.peek() == UInt8(ascii: "{")
-            {
+            // Sections are told apart by their decoded names (`"App\u004detadata"` is AppMetadata).
+            let section =
+                name.escaped
+                ? CacheSection.named(try cursor.makeString(name.start, name.end, escaped: true))
+                : CacheSection.named(cursor, name.start, name.end)
+            if let section, try cursor.peek() == UInt8(ascii: "{") {
                 cursor.index += 1
                 state = .section(section, first: true)
             } else {
-                let nameString = try cursor.makeString(name.start, name.end, escaped: name.escaped)
                 let value = try cursor.skipValue()
                 let raw = String(
                     decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
                     as: UTF8.self)
-                contents.unknownSections.append((nameString, raw))
+                if let section {
+                    // A known section that is not an object: kept as it is, written once.
+                    contents.unusableSections[section] = raw
+                    Log.warning("Token cache: the \(section.name) section is not a JSON object; it is kept unchanged.")
+                } else {
+                    let nameString = try cursor.makeString(name.start, name.end, escaped: name.escaped)
+                    contents.unknownSections.append((nameString, raw))
+                }
                 state = .document(first: false)
             }
         case .section(let section, let first):
@@ -111,19 +121,19 @@ struct CacheDocumentReader {
     private mutating func entry(_ section: CacheSection, _ cursor: inout JSONByteCursor) throws(JSONScanError) {
         let key = try cursor.scanString()
         try cursor.expect(UInt8(ascii: ":"), "':'")
+        guard try cursor.peek() == UInt8(ascii: "{") else {
+            _ = try cursor.skipValue()
+            try keep(section, key, cursor, reason: "the entry is not a JSON object")
+            return
+        }
         if section == .accountMetadata {
             let clientKey = try cursor.makeString(key.start, key.end, escaped: key.escaped)
             try readAccountMetadata(clientKey: clientKey, &cursor)
             return
         }
-        guard try cursor.peek() == UInt8(ascii: "{") else {
-            _ = try cursor.skipValue()
-            skip(section, reason: "the entry is not a JSON object")
-            return
-        }
         try cursor.readEntity(into: &fields, interner: &interner, snapshot: snapshot)
         if let invalid = fields.invalidField {
-            skip(section, reason: "the field \(invalid) has a value of the wrong type")
+            try keep(section, key, cursor, reason: "the field \(invalid) has a value of the wrong type")
             return
         }
         // The entry's bytes, when it is read from a file that later saves copy it from.
@@ -156,7 +166,7 @@ struct CacheDocumentReader {
         case .accountMetadata:
             missing = nil
         }
-        if let missing { skip(section, reason: "it has no \(missing.name)") }
+        if let missing { try keep(section, key, cursor, reason: "it has no \(missing.name)") }
     }
 
     /// Moves the entity out of `fields` into `entities` with `take` (which returns the required
@@ -203,6 +213,22 @@ struct CacheDocumentReader {
         if key.escaped || !matcher.matchedAll {
             entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
         }
+    }
+
+    /// Keeps the entry that ends at the cursor, whose key is `key`, byte for byte: this library
+    /// cannot model it (another program's shape, or damaged), so it is never returned by a query,
+    /// and every save writes it back as it is.
+    private mutating func keep(
+        _ section: CacheSection, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
+        reason: String
+    ) throws(JSONScanError) {
+        let start = key.start - 1
+        let raw = String(
+            decoding: UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start), as: UTF8.self)
+        let name = try cursor.makeString(key.start, key.end, escaped: key.escaped)
+        contents.keptEntries[section, default: []].append(KeptEntry(key: name, raw: raw))
+        contents.skipped["\(section.name)", default: 0] += 1
+        Log.info("Token cache: a \(section.name) entry it cannot read is kept unchanged: \(reason).")
     }
 
     private mutating func skip(_ section: CacheSection, reason: String) {

@@ -27,10 +27,12 @@ enum CacheDocumentWriter {
         _ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier, placing: Bool = true
     ) -> Placements {
         var placements = Placements()
-        var writer = SectionWriter(output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing)
+        var writer = SectionWriter(
+            output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing,
+            keptEntries: contents.keptEntries, unusableSections: contents.unusableSections)
         output.append("{")
-        placements.accessTokens = writer.section(0, "AccessToken", contents.accessTokens, contents.origins.accessTokens)
-        { token, kept, output, copier in
+        placements.accessTokens = writer.section(.accessToken, contents.accessTokens, contents.origins.accessTokens) {
+            token, kept, output, copier in
             var first = true
             output.member("credential_type", "AccessToken", first: &first)
             let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
@@ -47,7 +49,7 @@ enum CacheDocumentWriter {
             return secret
         }
         placements.refreshTokens = writer.section(
-            1, "RefreshToken", contents.refreshTokens, contents.origins.refreshTokens
+            .refreshToken, contents.refreshTokens, contents.origins.refreshTokens
         ) { token, kept, output, copier in
             var first = true
             output.member("credential_type", "RefreshToken", first: &first)
@@ -61,7 +63,7 @@ enum CacheDocumentWriter {
             output.member("family_id", token.familyId, first: &first)
             return secret
         }
-        placements.idTokens = writer.section(2, "IdToken", contents.idTokens, contents.origins.idTokens) {
+        placements.idTokens = writer.section(.idToken, contents.idTokens, contents.origins.idTokens) {
             token, kept, output, copier in
             var first = true
             output.member("credential_type", "IdToken", first: &first)
@@ -72,7 +74,7 @@ enum CacheDocumentWriter {
             output.member("client_id", token.clientId, first: &first)
             return secret
         }
-        placements.accounts = writer.section(3, "Account", contents.accounts, contents.origins.accounts) {
+        placements.accounts = writer.section(.account, contents.accounts, contents.origins.accounts) {
             account, _, output, _ in
             var first = true
             output.member("home_account_id", account.homeAccountId, first: &first)
@@ -88,7 +90,7 @@ enum CacheDocumentWriter {
             output.member("middle_name", account.middleName, first: &first)
             return nil
         }
-        placements.appMetadata = writer.section(4, "AppMetadata", contents.appMetadata, contents.origins.appMetadata) {
+        placements.appMetadata = writer.section(.appMetadata, contents.appMetadata, contents.origins.appMetadata) {
             metadata, _, output, _ in
             var first = true
             output.member("client_id", metadata.clientId, first: &first)
@@ -97,11 +99,19 @@ enum CacheDocumentWriter {
             return nil
         }
         placements.copied = writer.copied
-        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty {
+        let keptMetadata = contents.keptEntries[.accountMetadata] ?? []
+        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty || !keptMetadata.isEmpty {
             output.append(",")
             writeAccountMetadata(contents, output)
+        } else if let unusable = contents.unusableSections[.accountMetadata] {
+            output.append(",\n\"AccountMetadata\":")
+            output.appendRaw(unusable)
         }
-        for (name, rawValue) in contents.unknownSections {
+        // Each member name once: a section of ours is never also written as an unknown one, and
+        // of an unknown section named twice only the last value counts (as JSON readers take it).
+        let sections = contents.unknownSections
+        for (index, (name, rawValue)) in sections.enumerated()
+        where CacheSection.named(name) == nil && !sections[(index + 1)...].contains(where: { $0.name == name }) {
             output.append(",\n")
             output.appendQuoted(name)
             output.append(":")
@@ -157,6 +167,12 @@ enum CacheDocumentWriter {
             }
             output.append("}")
         }
+        let written = Set(clients)
+        for (index, entry) in (contents.keptEntries[.accountMetadata] ?? []).enumerated()
+        where !written.contains(entry.key) {
+            output.append(clients.isEmpty && index == 0 ? "\n" : ",\n")
+            output.appendRaw(entry.raw)
+        }
         output.append("}")
     }
 }
@@ -168,32 +184,65 @@ private struct SectionWriter {
     let copier: CacheSecretCopier
     let sourceFile: CacheFileSnapshot?
     let placing: Bool
+    let keptEntries: [CacheSection: [KeptEntry]]
+    let unusableSections: [CacheSection: String]
     var builder = CacheKeyBuilder()
     var copied = 0
 
-    init(output: ByteOutput, copier: CacheSecretCopier, sourceFile: CacheFileSnapshot?, placing: Bool) {
+    init(
+        output: ByteOutput, copier: CacheSecretCopier, sourceFile: CacheFileSnapshot?, placing: Bool,
+        keptEntries: [CacheSection: [KeptEntry]], unusableSections: [CacheSection: String]
+    ) {
         self.output = output
         self.copier = copier
         self.sourceFile = sourceFile
         self.placing = placing
+        self.keptEntries = keptEntries
+        self.unusableSections = unusableSections
     }
 
-    /// Writes section number `number`, `"name":{…}` (preceded by a comma
-    /// but for the first section); `body` writes an entity's members from the first one on (with
-    /// the place of its secret in the source file, when the store keeps it there) and returns
-    /// where its secret went. Returns where each entry went when `placing`.
+    /// The key `entity` is written under: the one it was read under, or MSAL Python's.
+    private mutating func key<Entity: CacheEntity>(of entity: Entity) -> String {
+        if let key = entity.originalKey { return key }
+        entity.buildKey(&builder)
+        return String(decoding: builder.bytes, as: UTF8.self)
+    }
+
+    /// Writes `section`, `"name":{…}` (preceded by a comma but for the first section): the
+    /// entities, then the entries kept byte for byte, but for those whose key an entity is written
+    /// under (the entity is newer: ours replaces it, as MSAL Python replaces an entry by its key).
+    /// A section that was not an object is written back as it was while it has no entries. `body`
+    /// writes an entity's members from the first one on (with the place of its secret in the
+    /// source file, when the store keeps it there) and returns where its secret went. Returns
+    /// where each entry went when `placing`.
     mutating func section<Entity: CacheEntity>(
-        _ number: Int, _ name: StaticString, _ entities: [Entity], _ origins: [EntryOrigin],
+        _ section: CacheSection, _ entities: [Entity], _ origins: [EntryOrigin],
         _ body: (Entity, CacheFileRange?, ByteOutput, CacheSecretCopier) -> SecretPlacement?
     ) -> [EntryPlacement] {
         var placements: [EntryPlacement] = []
-        if placing { placements.reserveCapacity(entities.count) }
-        output.append(number == 0 ? "\n\"" : ",\n\"")
-        output.append(name)
+        let kept = keptEntries[section] ?? []
+        output.append(section == .accessToken ? "\n\"" : ",\n\"")
+        output.append(section.name)
+        if entities.isEmpty && kept.isEmpty, let unusable = unusableSections[section] {
+            output.append("\":")
+            output.appendRaw(unusable)
+            return placements
+        }
+        if unusableSections[section] != nil {
+            Log.warning(
+                "Token cache: the \(section.name) section, not a JSON object, is replaced by this library's entries.")
+        }
         output.append("\":{")
+        if placing { placements.reserveCapacity(entities.count) }
+        let keptKeys = Set(kept.map(\.key))
+        var superseded = Set<String>()
         let file = sourceFile
         for index in entities.indices {
             output.append(index == 0 ? "\n" : ",\n")
+            if !keptKeys.isEmpty {
+                let key = key(of: entities[index])
+                if keptKeys.contains(key) { superseded.insert(key) }
+            }
             let origin = origins[originAt: index]
             if let file, let place = origin.entry,
                 let placement = copier.copyEntry(place, secret: origin.secret, from: file, into: output)
@@ -220,6 +269,12 @@ private struct SectionWriter {
             }
             output.append("}")
             if placing { placements.append(EntryPlacement(written: start, secret: secret, in: output)) }
+        }
+        var first = entities.isEmpty
+        for entry in kept where !superseded.contains(entry.key) {
+            output.append(first ? "\n" : ",\n")
+            first = false
+            output.appendRaw(entry.raw)
         }
         output.append("}")
         return placements

@@ -94,6 +94,14 @@ struct JSONByteCursor {
         return base[index]
     }
 
+    /// Consumes a UTF-8 byte order mark (EF BB BF) at the cursor, if there is one: some editors
+    /// write one before the JSON, which is then no less a cache document.
+    mutating func skipByteOrderMark() throws(JSONScanError) {
+        guard index < count, base[index] == 0xEF else { return }
+        guard index + 3 <= count else { throw endReached() }
+        if base[index + 1] == 0xBB && base[index + 2] == 0xBF { index += 3 }
+    }
+
     /// Consumes `byte` after optional whitespace.
     mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
         guard try peek() == byte else { throw fail("expected \(what)") }

@@ -527,8 +527,12 @@ struct TokenStore: Sendable {
     /// Removes everything this library models; unknown sections stay.
     mutating func removeAllEntities() {
         let unknownSections = contents.unknownSections
+        let keptEntries = contents.keptEntries
+        let unusableSections = contents.unusableSections
         self = TokenStore()
         contents.unknownSections = unknownSections
+        contents.keptEntries = keptEntries
+        contents.unusableSections = unusableSections
     }
 
     /// The raw JSON of a top-level section this library does not model as entities (another
