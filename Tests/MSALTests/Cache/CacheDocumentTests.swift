@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -252,7 +253,7 @@ final class CacheDocumentTests: XCTestCase {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
+        try PythonShapedCacheFile.write(path: path, accounts: 3)
         XCTAssertEqual(try CacheBenchmarkHooks.load(path: path).accessTokens, 3)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MSALNative
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -54,7 +55,7 @@ final class CacheEntryCopyTests: XCTestCase {
 
     func testUnchangedEntriesAreCopiedAsWrittenByAnotherLibrary() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 6)
+        try PythonShapedCacheFile.write(path: path, accounts: 6)
         let original = try String(contentsOfFile: path, encoding: .utf8)
         var store = try load(path)
         let entities = store.entityCount - store.contents.accountMetadata.count

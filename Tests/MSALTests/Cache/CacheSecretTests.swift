@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -60,7 +61,7 @@ final class CacheSecretTests: XCTestCase {
 
     func testSecretsAreReadFromTheFileAndSurviveSaves() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 5)
+        try PythonShapedCacheFile.write(path: path, accounts: 5)
         let expected = try secrets(path)
         XCTAssertEqual(expected["AccessToken"]?.count, 5)
 
@@ -101,7 +102,7 @@ final class CacheSecretTests: XCTestCase {
 
     func testAFileRewrittenInPlaceIsNeverReadAsTheOldTokens() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
+        try PythonShapedCacheFile.write(path: path, accounts: 3)
         let cache = fileCache(path)
         let held = try cache.read { $0 }
         XCTAssertTrue(held.keepsSecretInFile(.accessToken, 0))
@@ -123,7 +124,7 @@ final class CacheSecretTests: XCTestCase {
 
     func testShortAndEncryptedSecretsStayInMemory() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 2)
+        try PythonShapedCacheFile.write(path: path, accounts: 2)
         let expected = try secrets(path)
         var settings = CacheSettings(
             location: .file(path: path, isDefault: false), encryptionKey: Array(repeating: 7, count: 32),
