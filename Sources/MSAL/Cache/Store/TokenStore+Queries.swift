@@ -24,28 +24,31 @@ extension TokenStore {
     ) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         let wantedType = tokenType.map { CacheScopes.normalizedTokenType($0) }
-        // Candidates are compared where they are stored, not copied out (a copy retains and
-        // releases every field).
-        return contents.accessTokens.withUnsafeBufferPointer { tokens -> Int? in
-            for environment in environments {
-                var best: Int?
-                for ref in bucket.refs where ref.kind == .accessToken {
-                    let slot = Int(ref.slot)
-                    guard tokens[slot].environment == environment, tokens[slot].clientId == clientId,
-                        tokens[slot].realm == realm, CacheScopes.target(tokens[slot].target, contains: scopes)
-                    else { continue }
-                    if let wantedType, CacheScopes.normalizedTokenType(tokens[slot].tokenType) != wantedType {
-                        continue
-                    }
-                    if let current = best, (tokens[slot].expiresOn ?? 0) <= (tokens[current].expiresOn ?? 0) {
-                        continue
-                    }
-                    best = slot
+        // Candidates are compared where they are stored (a field at a time), not copied out (a
+        // copy retains and releases every field).
+        for environment in environments {
+            var best: Int?
+            for ref in bucket.refs where ref.kind == .accessToken {
+                let slot = Int(ref.slot)
+                guard contents.accessTokens[slot].environment == environment,
+                    contents.accessTokens[slot].clientId == clientId, contents.accessTokens[slot].realm == realm,
+                    CacheScopes.target(contents.accessTokens[slot].target, contains: scopes)
+                else { continue }
+                if let wantedType,
+                    CacheScopes.normalizedTokenType(contents.accessTokens[slot].tokenType) != wantedType
+                {
+                    continue
                 }
-                if let best { return best }
+                if let current = best,
+                    (contents.accessTokens[slot].expiresOn ?? 0) <= (contents.accessTokens[current].expiresOn ?? 0)
+                {
+                    continue
+                }
+                best = slot
             }
-            return nil
+            if let best { return best }
         }
+        return nil
     }
 
     /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
@@ -101,19 +104,17 @@ extension TokenStore {
     /// Where in ``CacheContents/idTokens`` the account's id token for the realm and client is.
     private func idTokenIndex(homeAccountId: String, environments: [String], realm: String, clientId: String) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
-        return contents.idTokens.withUnsafeBufferPointer { tokens -> Int? in
-            for environment in environments {
-                for ref in bucket.refs where ref.kind == .idToken {
-                    let slot = Int(ref.slot)
-                    if tokens[slot].environment == environment && tokens[slot].realm == realm
-                        && tokens[slot].clientId == clientId
-                    {
-                        return slot
-                    }
+        for environment in environments {
+            for ref in bucket.refs where ref.kind == .idToken {
+                let slot = Int(ref.slot)
+                if contents.idTokens[slot].environment == environment && contents.idTokens[slot].realm == realm
+                    && contents.idTokens[slot].clientId == clientId
+                {
+                    return slot
                 }
             }
-            return nil
         }
+        return nil
     }
 
     func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
