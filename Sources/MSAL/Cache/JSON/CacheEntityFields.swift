@@ -197,9 +197,8 @@ extension JSONByteCursor {
                 if byte == UInt8(ascii: "\""), field == .secret {
                     let value = try scanString()
                     let length = value.end - value.start
-                    if let snapshot, CacheEntityFields.keepsInFile(secretLength: length) {
+                    if snapshot != nil, CacheEntityFields.keepsInFile(secretLength: length) {
                         let bytes = UnsafeBufferPointer(start: base + value.start, count: length)
-                        _ = snapshot
                         fields.secret = ""
                         fields.secretSpan = SecretSpan(
                             offset: origin + value.start, length: Int32(length), escaped: value.escaped,
