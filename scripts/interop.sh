@@ -24,7 +24,7 @@ stamp="$venv/.requirements.sha256"
 wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
 
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] \
-    && "$venv/bin/python" -c 'import msal' 2>/dev/null; then
+    && "$venv/bin/python" -c "import msal, msal_extensions, portalocker" 2>/dev/null; then
     echo "interop: virtualenv $venv is up to date"
 else
     start=$(date +%s%N)

@@ -1,0 +1,303 @@
+import Foundation
+import Glibc
+import MSALNative
+import XCTest
+
+@testable import MSAL
+
+/// One cache file shared with the real `msal-extensions` (MSAL for Python's persistence, used by
+/// Azure CLI and many Python tools): four Python writers (its `PersistedTokenCache` over
+/// `FilePersistence`, which locks `<cache>.lockfile` and rewrites the file in place) and four of
+/// ours (this test bundle run again as workers, each a `TokenCache.modify`) write distinct tokens
+/// for about 20 s (`MSAL_EXT_SOAK_SECONDS`), while the test SIGKILLs a random writer every 0.4 to
+/// 1.2 s and starts a replacement. Every writer prints an acknowledgement after each write
+/// returns. At the end every acknowledged write of every writer must be in the file, as read by
+/// MSAL for Python and by us (the newest acknowledged token of each account, or a later one of
+/// the same writer slot), and no `*.corrupt-*` file may appear.
+///
+/// What exactly is claimed: no acknowledged write is lost between our writers and theirs, or
+/// between ours, while msal-extensions' own lock holds.
+/// - Our writers are killed at any moment, inside their lock too.
+/// - A Python writer is killed only between two writes (asked to park, outside any lock): one
+///   killed inside its `FilePersistence.save` leaves a truncated file for everyone (the file is
+///   rewritten in place), which no reader can repair.
+/// - A writer killed while holding msal-extensions' lock file leaves it behind. Python writers then
+///   try for 5 s to create it, give up ("failed to create lock file"), lock the file that is there
+///   and remove it when done, while others still wait on the removed file or create a new one:
+///   two writers can then hold "the" lock at once, a race inside msal-extensions. Each Python
+///   write reports whether it fell back like that and whether the lock file it held was still the
+///   one at the lock path while it held it (`Tests/Interop/msal_extensions_soak.py`, which watches
+///   the real lock without changing it). A lost write whose lock was held within such a write's
+///   time (from its lock to 2 s after its release, which covers the writers that overlapped it) is
+///   counted and reported apart as msal-extensions' race, not ours; every other lost write fails.
+final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
+    private static let slots = 4
+    private static let accountsPerSlot = 10
+    private static let tenant = "5c1b3e8a-0000-4000-8000-000000000001"
+    private static let clientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+
+    /// Our writer: runs only when started by the soak below (the test bundle run again).
+    func testSoakWriterEntryPoint() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = environment["MSAL_EXT_SOAK_PATH"], let slot = Int(environment["MSAL_EXT_SOAK_SLOT"] ?? ""),
+            let generation = Int(environment["MSAL_EXT_SOAK_GENERATION"] ?? "")
+        else { return }
+        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600))
+        var index = 0
+        while true {  // until killed
+            let account = index % Self.accountsPerSlot
+            let secret = String(format: "at-s%d-%05d-%09d", slot, generation, index)
+            var entered = 0.0
+            try cache.modify {
+                entered = Date().timeIntervalSince1970
+                $0.save(Self.record(slot: slot, account: account, accessToken: secret))
+            }
+            let exited = Date().timeIntervalSince1970
+            let line = String(format: "ack %d %@ 0 1 %.6f %.6f\n", account, secret, entered, exited)
+            FileHandle.standardOutput.write(Data(line.utf8))
+            index += 1
+        }
+    }
+
+    static func ourHomeAccountId(slot: Int, account: Int) -> String {
+        String(format: "00000000-0000-4000-8000-%06d%06d", slot, account) + ".\(tenant)"
+    }
+
+    static func pythonHomeAccountId(slot: Int, account: Int) -> String {
+        String(format: "00000000-0000-4000-9000-%06d%06d", slot, account) + ".\(tenant)"
+    }
+
+    private static func record(slot: Int, account: Int, accessToken: String) -> TokenResponseRecord {
+        let homeAccountId = ourHomeAccountId(slot: slot, account: account)
+        var record = TokenResponseRecord(
+            clientId: clientId, environment: "login.microsoftonline.com", realm: tenant, homeAccountId: homeAccountId,
+            localAccountId: String(homeAccountId.prefix(36)), username: "soak-\(slot)-\(account)@contoso.com")
+        let now = Int64(Date().timeIntervalSince1970)
+        record.accessToken = accessToken
+        record.scopes = ["User.Read"]
+        record.cachedAt = now
+        record.expiresOn = now + 3600
+        record.extendedExpiresOn = now + 3600
+        record.refreshToken = "rt-" + accessToken
+        return record
+    }
+
+    /// One acknowledged write.
+    struct Ack {
+        var writer: String
+        var account: Int
+        var secret: String
+        /// A Python write whose lock fell back to a lock file it did not create.
+        var fallback: Bool
+        /// False when the lock file held was not the one at the lock path during the write.
+        var protected: Bool
+        var entered: Double
+        var exited: Double
+    }
+
+    /// One running writer, ours or Python's, and what it acknowledged.
+    private final class Writer: @unchecked Sendable {
+        // @unchecked: `acks` and `parked` are behind locks; the rest is set once.
+        let process = Process()
+        let name: String
+        let slot: Int
+        let isPython: Bool
+        let acks = Locked<[Ack]>([])
+        let parked = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        private let input = Pipe()
+
+        init(python: URL?, script: URL, path: String, slot: Int, generation: Int) throws {
+            self.slot = slot
+            isPython = python != nil
+            name = String(format: "%@%d-%05d", python != nil ? "p" : "s", slot, generation)
+            var environment = ProcessInfo.processInfo.environment
+            if let python {
+                process.executableURL = python
+                process.arguments = [
+                    script.path, "write", "--cache", path, "--writer", name, "--slot", String(slot),
+                    "--accounts", String(AdversarialCacheMSALExtensionsSoakTests.accountsPerSlot),
+                ]
+            } else {
+                process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+                process.arguments = [
+                    "MSALIntegrationTests.AdversarialCacheMSALExtensionsSoakTests/testSoakWriterEntryPoint"
+                ]
+                environment["MSAL_EXT_SOAK_PATH"] = path
+                environment["MSAL_EXT_SOAK_SLOT"] = String(slot)
+                environment["MSAL_EXT_SOAK_GENERATION"] = String(generation)
+            }
+            process.environment = environment
+            process.standardInput = input
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            let handle = output.fileHandleForReading
+            let (acks, parked, done, name) = (acks, parked, done, name)
+            let reader = Thread {
+                var pending = Data()
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    pending.append(chunk)
+                    while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                        pending.removeSubrange(pending.startIndex...newline)
+                        if line == "parked" { parked.signal() }
+                        let fields = line.split(separator: " ").map(String.init)
+                        guard fields.count == 7, fields[0] == "ack", let account = Int(fields[1]),
+                            let entered = Double(fields[5]), let exited = Double(fields[6])
+                        else { continue }
+                        let ack = Ack(
+                            writer: name, account: account, secret: fields[2], fallback: fields[3] == "1",
+                            protected: fields[4] == "1", entered: entered, exited: exited)
+                        acks.withLock { $0.append(ack) }
+                    }
+                }
+                done.signal()
+            }
+            try process.run()
+            reader.start()
+        }
+
+        /// SIGKILLs the writer (a Python writer first parks between two writes) and waits until
+        /// its output is read to the end. Returns false when a Python writer did not park in time.
+        @discardableResult
+        func kill(parkFirst: Bool) -> Bool {
+            var didPark = true
+            if isPython && parkFirst {
+                input.fileHandleForWriting.write(Data("park\n".utf8))
+                didPark = parked.wait(timeout: .now() + 20) == .success
+            }
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            done.wait()
+            return didPark
+        }
+    }
+
+    func testOurWritersAndMSALExtensionsWritersLoseNoAcknowledgedWrite() throws {
+        let python = try MSALPython.require()
+        try Self.requireMSALExtensions(python)
+        let script = MSALPython.packageRoot.appendingPathComponent("Tests/Interop/msal_extensions_soak.py")
+        let seconds = Double(ProcessInfo.processInfo.environment["MSAL_EXT_SOAK_SECONDS"] ?? "") ?? 20
+        let directory = try TemporaryDirectory()
+        defer { directory.cleanup() }
+        let folder = directory.url
+        let path = folder.appendingPathComponent("msal_cache.json").path
+
+        func start(_ kind: Int, _ slot: Int, _ generation: Int) throws -> Writer {
+            try Writer(
+                python: kind == 0 ? python.python : nil, script: script, path: path, slot: slot, generation: generation)
+        }
+        // kind 0: Python, kind 1: ours.
+        var generations = [[Int]](repeating: [Int](repeating: 0, count: Self.slots), count: 2)
+        var running = try (0..<2).map { kind in try (0..<Self.slots).map { try start(kind, $0, 0) } }
+        var finished: [Writer] = []
+        var kills = [0, 0]
+        var unparked = 0
+        var random = SystemRandomNumberGenerator()
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            usleep(useconds_t.random(in: 400_000...1_200_000, using: &random))
+            let kind = Int.random(in: 0..<2, using: &random)
+            let slot = Int.random(in: 0..<Self.slots, using: &random)
+            if !running[kind][slot].kill(parkFirst: true) { unparked += 1 }
+            kills[kind] += 1
+            finished.append(running[kind][slot])
+            generations[kind][slot] += 1
+            running[kind][slot] = try start(kind, slot, generations[kind][slot])
+        }
+        for writer in running.joined() {
+            writer.kill(parkFirst: true)
+            finished.append(writer)
+        }
+
+        let acks = finished.flatMap { $0.acks.withLock { $0 } }
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+        let inspected = try python.runScript(script, ["inspect", "--cache", path])
+        XCTAssertNil(inspected["error"] as? String, "MSAL for Python reads the final file")
+        let pythonTokens = (inspected["access_tokens"] as? [String: [String]]) ?? [:]
+        let ours = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
+
+        // The newest acknowledged write of each (writer slot, account); secrets sort by
+        // generation, then index, within a slot.
+        var newest: [String: Ack] = [:]
+        for ack in acks {
+            let slot = Int(ack.writer.dropFirst().prefix { $0 != "-" }) ?? -1
+            let homeAccountId =
+                ack.writer.hasPrefix("p")
+                ? Self.pythonHomeAccountId(slot: slot, account: ack.account)
+                : Self.ourHomeAccountId(slot: slot, account: ack.account)
+            if (newest[homeAccountId]?.secret ?? "") < ack.secret { newest[homeAccountId] = ack }
+        }
+        // Lock holds within msal-extensions' own race (see the class comment).
+        let raceWindows = acks.filter { $0.fallback || !$0.protected }.map { ($0.entered, $0.exited + 2) }
+        var lost: [String] = []
+        var lostInTheirRace: [String] = []
+        for (homeAccountId, ack) in newest.sorted(by: { $0.key < $1.key }) {
+            let theirs = pythonTokens[homeAccountId] ?? []
+            let mine = try ours.read { store in
+                store.accessToken(
+                    homeAccountId: homeAccountId, environments: ["login.microsoftonline.com"], realm: Self.tenant,
+                    clientId: Self.clientId, scopes: ["user.read"])?.secret
+            }
+            let keptForPython = theirs.contains { $0 >= ack.secret }
+            let keptForUs = (mine ?? "") >= ack.secret
+            guard !keptForPython || !keptForUs else { continue }
+            let description =
+                "writer \(ack.writer) account \(ack.account): acknowledged \(ack.secret) "
+                + String(format: "(lock %.3f-%.3f)", ack.entered, ack.exited)
+                + "; MSAL for Python reads \(theirs), we read \(mine ?? "nothing")"
+            if raceWindows.contains(where: { $0.0 <= ack.exited && ack.entered <= $0.1 }) {
+                lostInTheirRace.append(description)
+            } else {
+                lost.append(description)
+            }
+        }
+        let pythonAcks = acks.filter { $0.writer.hasPrefix("p") }
+        print(
+            "AdversarialCacheMSALExtensionsSoakTests: \(String(format: "%.0f", seconds)) s, \(acks.count) acknowledged "
+                + "writes (\(pythonAcks.count) by Python), \(newest.count) accounts checked, kills: \(kills[1]) of ours, "
+                + "\(kills[0]) of Python's (\(unparked) did not park in time), Python lock fallbacks: "
+                + "\(pythonAcks.filter(\.fallback).count), Python writes not under a lock at the lock path: "
+                + "\(pythonAcks.filter { !$0.protected }.count), lost in msal-extensions' race: \(lostInTheirRace.count), "
+                + "files left: \(leftovers)")
+        for line in lostInTheirRace { print("  lost in msal-extensions' race: \(line)") }
+        XCTAssertEqual(lost.count, 0, "acknowledged writes lost:\n" + lost.joined(separator: "\n"))
+        XCTAssertFalse(leftovers.contains { $0.contains(".corrupt-") }, "never quarantined: \(leftovers)")
+        XCTAssertGreaterThan(pythonAcks.count, 50, "Python writers got work done")
+        XCTAssertGreaterThan(acks.count - pythonAcks.count, 50, "our writers got work done")
+        XCTAssertGreaterThanOrEqual(kills[0] + kills[1], Int(seconds / 2), "writers were killed")
+    }
+
+    /// Skips (or fails with `MSAL_REQUIRE_INTEROP=1`) when msal-extensions is not in the venv.
+    static func requireMSALExtensions(_ python: MSALPython, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
+        let check = try MSALPython.run([python.python.path, "-c", "import msal_extensions, portalocker"])
+        guard check.status != 0 else { return }
+        let problem =
+            "msal-extensions is not importable from \(python.python.path) (run scripts/interop.sh --setup-only)"
+        if ProcessInfo.processInfo.environment["MSAL_REQUIRE_INTEROP"] == "1" {
+            XCTFail("MSAL_REQUIRE_INTEROP=1 but \(problem)", file: file, line: line)
+        }
+        throw XCTSkip(problem)
+    }
+}
+
+extension MSALPython {
+    /// Runs a Python script of `Tests/Interop` with the venv's interpreter and returns the JSON
+    /// object it prints.
+    func runScript(_ script: URL, _ arguments: [String]) throws -> [String: Any] {
+        let result = try Self.run([python.path, script.path] + arguments)
+        guard result.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
+            throw SetupProblem(
+                description: "\(script.lastPathComponent) \(arguments.first ?? "") exited \(result.status): "
+                    + "\(result.stdout.prefix(500)) \(result.stderr.prefix(2000))")
+        }
+        return object
+    }
+}
