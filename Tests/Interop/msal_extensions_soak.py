@@ -16,7 +16,7 @@ cache-file checks of the adversarial cache tests, with the real msal-extensions 
     msal_extensions_soak.py inspect --cache FILE
         Prints a JSON object: "duplicates" (member names that occur twice in one JSON object of
         the file, found with a duplicate-detecting parser), "error" (why the file is not JSON),
-        and what MSAL for Python reads from it: "access_tokens" (home_account_id -> secrets),
+        "msal_error" (why MSAL for Python cannot read it), and what MSAL for Python reads from it: "access_tokens" (home_account_id -> secrets),
         "accounts" (home_account_id list) and "sections" (section -> keys).
 """
 
@@ -31,8 +31,6 @@ import sys
 import time
 
 import msal
-import msal_extensions
-import msal_extensions.token_cache
 
 CLIENT_ID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 TENANT = "5c1b3e8a-0000-4000-8000-000000000001"
@@ -70,27 +68,27 @@ def _same_file(handle, path):
     return (held.st_dev, held.st_ino) == (current.st_dev, current.st_ino)
 
 
-_RealLock = msal_extensions.token_cache.CrossPlatLock
-
-
-class _ObservedLock(_RealLock):
+def _observed_lock(real_lock):
     """msal-extensions' CrossPlatLock unchanged, plus a look at which file it locked: after it is
     taken and before it is released, whether the locked file is the one at the lock path."""
 
-    def __enter__(self):
-        handle = super(_ObservedLock, self).__enter__()
-        self._observed = handle
-        if PROBE.enter is None:
-            PROBE.enter = time.time()
-        if not _same_file(handle, self._lockpath):
-            PROBE.protected = False
-        return handle
+    class _ObservedLock(real_lock):
+        def __enter__(self):
+            handle = super(_ObservedLock, self).__enter__()
+            self._observed = handle
+            if PROBE.enter is None:
+                PROBE.enter = time.time()
+            if not _same_file(handle, self._lockpath):
+                PROBE.protected = False
+            return handle
 
-    def __exit__(self, *args):
-        if not _same_file(self._observed, self._lockpath):
-            PROBE.protected = False
-        PROBE.exit = time.time()
-        return super(_ObservedLock, self).__exit__(*args)
+        def __exit__(self, *args):
+            if not _same_file(self._observed, self._lockpath):
+                PROBE.protected = False
+            PROBE.exit = time.time()
+            return super(_ObservedLock, self).__exit__(*args)
+
+    return _ObservedLock
 
 
 def _b64(data):
@@ -98,7 +96,12 @@ def _b64(data):
 
 
 def write(arguments):
-    msal_extensions.token_cache.CrossPlatLock = _ObservedLock
+    # msal-extensions only here: `inspect` needs MSAL for Python alone.
+    import msal_extensions  # pylint: disable=import-outside-toplevel
+    import msal_extensions.token_cache  # pylint: disable=import-outside-toplevel
+
+    token_cache = msal_extensions.token_cache
+    token_cache.CrossPlatLock = _observed_lock(token_cache.CrossPlatLock)
     logging.getLogger("msal_extensions").addHandler(_FallbackLog())
     logging.getLogger("msal_extensions").setLevel(logging.WARNING)
     persistence = msal_extensions.FilePersistence(arguments.cache)
@@ -150,7 +153,8 @@ def _reject_duplicates(found):
 
 
 def inspect(arguments):
-    result = {"duplicates": [], "error": None, "access_tokens": {}, "accounts": [], "sections": {}}
+    result = {
+        "duplicates": [], "error": None, "msal_error": None, "access_tokens": {}, "accounts": [], "sections": {}}
     with open(arguments.cache, "rb") as handle:
         text = handle.read().decode("utf-8-sig")
     try:
@@ -162,12 +166,16 @@ def inspect(arguments):
     result["sections"] = {
         name: sorted(value.keys()) if isinstance(value, dict) else type(value).__name__
         for name, value in document.items()}
-    cache = msal.SerializableTokenCache()
-    cache.deserialize(text)
-    for token in cache.search(msal.TokenCache.CredentialType.ACCESS_TOKEN):
-        result["access_tokens"].setdefault(str(token.get("home_account_id")), []).append(token.get("secret"))
-    result["accounts"] = sorted(
-        str(account.get("home_account_id")) for account in cache.search(msal.TokenCache.CredentialType.ACCOUNT))
+    try:
+        cache = msal.SerializableTokenCache()
+        cache.deserialize(text)
+        for token in cache.search(msal.TokenCache.CredentialType.ACCESS_TOKEN):
+            result["access_tokens"].setdefault(str(token.get("home_account_id")), []).append(token.get("secret"))
+        result["accounts"] = sorted(
+            str(account.get("home_account_id"))
+            for account in cache.search(msal.TokenCache.CredentialType.ACCOUNT))
+    except Exception as error:  # pylint: disable=broad-except
+        result["msal_error"] = "%s: %s" % (type(error).__name__, error)
     print(json.dumps(result))
 
 
