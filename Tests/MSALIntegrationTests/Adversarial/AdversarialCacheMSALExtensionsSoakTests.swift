@@ -21,15 +21,19 @@ import XCTest
 /// - A Python writer is killed only between two writes (asked to park, outside any lock): one
 ///   killed inside its `FilePersistence.save` leaves a truncated file for everyone (the file is
 ///   rewritten in place), which no reader can repair.
-/// - A writer killed while holding msal-extensions' lock file leaves it behind. Python writers then
-///   try for 5 s to create it, give up ("failed to create lock file"), lock the file that is there
-///   and remove it when done, while others still wait on the removed file or create a new one:
-///   two writers can then hold "the" lock at once, a race inside msal-extensions. Each Python
-///   write reports whether it fell back like that and whether the lock file it held was still the
-///   one at the lock path while it held it (`Tests/Interop/msal_extensions_soak.py`, which watches
-///   the real lock without changing it). A lost write whose lock was held within such a write's
-///   time (from its lock to 2 s after its release, which covers the writers that overlapped it) is
-///   counted and reported apart as msal-extensions' race, not ours; every other lost write fails.
+/// - msal-extensions' lock is "create `<cache>.lockfile` exclusively, retrying every 0.25 s for at
+///   most 5 s, then `flock` it; on release unlock, then remove it". A writer that never wins the
+///   creation in 5 s (busy writers starve it; or a killed writer left the file behind) gives up
+///   ("failed to create lock file") and flocks the file that is there; its holder removes it after
+///   unlocking, and the next writer creates a new one: two writers then hold "the" lock at once.
+///   That is a race inside msal-extensions (seen with Python writers alone, no kill needed). Each
+///   Python write reports whether it fell back like that and whether the lock file it held was
+///   still the one at the lock path while it held it (`Tests/Interop/msal_extensions_soak.py`
+///   watches the real lock without changing it); each of ours whether, under its lock, it held a
+///   lock file no longer at the path (from `/proc/locks`). A lost write whose lock was held
+///   within such a write's time (from its lock to 2 s after its release, which covers the
+///   writers that overlapped it) is counted and printed apart as msal-extensions' race; every
+///   other lost write fails the test.
 final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
     private static let slots = 4
     private static let accountsPerSlot = 10
@@ -48,15 +52,40 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
             let account = index % Self.accountsPerSlot
             let secret = String(format: "at-s%d-%05d-%09d", slot, generation, index)
             var entered = 0.0
+            var fallen = false
             try cache.modify {
                 entered = Date().timeIntervalSince1970
+                fallen = Self.holdsARemovedLockFile(path)
                 $0.save(Self.record(slot: slot, account: account, accessToken: secret))
             }
             let exited = Date().timeIntervalSince1970
-            let line = String(format: "ack %d %@ 0 1 %.6f %.6f\n", account, secret, entered, exited)
+            let line = String(
+                format: "ack %d %@ %d %d %.6f %.6f\n", account, secret, fallen ? 1 : 0, fallen ? 0 : 1, entered, exited)
             FileHandle.standardOutput.write(Data(line.utf8))
             index += 1
         }
+    }
+
+    /// Whether this process holds a `flock` on a file other than our own `<cache>.lock` and the
+    /// file now at msal-extensions' `<cache>.lockfile` (from `/proc/locks`): then it is inside
+    /// msal-extensions' race (it locked a lock file that its Python holder removed after
+    /// releasing it). Holding no such lock at all is not that: it is not taking the lock.
+    static func holdsARemovedLockFile(_ path: String) -> Bool {
+        func inode(_ path: String) -> UInt64? {
+            var info = stat()
+            return stat(path, &info) == 0 ? UInt64(info.st_ino) : nil
+        }
+        guard let text = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return false }
+        let pid = String(getpid())
+        let held = text.split(separator: "\n").compactMap { line -> UInt64? in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[4] == pid else { return nil }
+            return fields[5].split(separator: ":").last.flatMap { UInt64($0) }
+        }
+        let candidates = Set(held).subtracting([inode(path + ".lock")].compactMap { $0 })
+        guard !candidates.isEmpty else { return false }
+        guard let current = inode(path + ".lockfile") else { return true }
+        return !candidates.contains(current)
     }
 
     static func ourHomeAccountId(slot: Int, account: Int) -> String {
@@ -87,7 +116,8 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         var writer: String
         var account: Int
         var secret: String
-        /// A Python write whose lock fell back to a lock file it did not create.
+        /// A Python write whose lock fell back to a lock file it did not create; one of ours that
+        /// held a lock file no longer at the lock path (``holdsARemovedLockFile(_:)``).
         var fallback: Bool
         /// False when the lock file held was not the one at the lock path during the write.
         var protected: Bool
@@ -105,7 +135,16 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         let acks = Locked<[Ack]>([])
         let parked = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
+        /// The writer had ended before it was killed (a crash: its output says how far it got).
+        var diedOnItsOwn = false
+        /// Its standard error (`logs/<writer>` beside the cache file).
+        let errorLog: URL
         private let input = Pipe()
+
+        /// The end of its standard error.
+        var errorTail: String {
+            String(((try? String(contentsOf: errorLog, encoding: .utf8)) ?? "").suffix(400))
+        }
 
         init(python: URL?, script: URL, path: String, slot: Int, generation: Int) throws {
             self.slot = slot
@@ -131,7 +170,9 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
             process.standardInput = input
             let output = Pipe()
             process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            errorLog = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("logs/\(name)")
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
             let handle = output.fileHandleForReading
             let (acks, parked, done, name) = (acks, parked, done, name)
             let reader = Thread {
@@ -165,10 +206,12 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         @discardableResult
         func kill(parkFirst: Bool) -> Bool {
             var didPark = true
-            if isPython && parkFirst {
-                input.fileHandleForWriting.write(Data("park\n".utf8))
+            if isPython && parkFirst && process.isRunning {
+                // SIGPIPE is ignored (see the test): a writer that died makes this throw EPIPE.
+                try? input.fileHandleForWriting.write(contentsOf: Data("park\n".utf8))
                 didPark = parked.wait(timeout: .now() + 20) == .success
             }
+            if !process.isRunning { diedOnItsOwn = true }
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             done.wait()
@@ -179,20 +222,31 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
     func testOurWritersAndMSALExtensionsWritersLoseNoAcknowledgedWrite() throws {
         let python = try MSALPython.require()
         try Self.requireMSALExtensions(python)
+        // Asking a writer that died to park must not end this process.
+        let previousHandler = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previousHandler) }
         let script = MSALPython.packageRoot.appendingPathComponent("Tests/Interop/msal_extensions_soak.py")
-        let seconds = Double(ProcessInfo.processInfo.environment["MSAL_EXT_SOAK_SECONDS"] ?? "") ?? 20
+        let environment = ProcessInfo.processInfo.environment
+        let seconds = Double(environment["MSAL_EXT_SOAK_SECONDS"] ?? "") ?? 20
+        // Diagnostics (see the class comment): MSAL_EXT_SOAK_WRITERS=python,ours (default 4,4);
+        // MSAL_EXT_SOAK_HARD_KILLS=1 kills Python writers at any moment too.
+        let counts = (environment["MSAL_EXT_SOAK_WRITERS"] ?? "").split(separator: ",").compactMap { Int($0) }
+        let writers = counts.count == 2 ? counts : [Self.slots, Self.slots]
+        let parkPython = environment["MSAL_EXT_SOAK_HARD_KILLS"] != "1"
         let directory = try TemporaryDirectory()
         defer { directory.cleanup() }
         let folder = directory.url
         let path = folder.appendingPathComponent("msal_cache.json").path
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("logs"), withIntermediateDirectories: true)
 
         func start(_ kind: Int, _ slot: Int, _ generation: Int) throws -> Writer {
             try Writer(
                 python: kind == 0 ? python.python : nil, script: script, path: path, slot: slot, generation: generation)
         }
         // kind 0: Python, kind 1: ours.
-        var generations = [[Int]](repeating: [Int](repeating: 0, count: Self.slots), count: 2)
-        var running = try (0..<2).map { kind in try (0..<Self.slots).map { try start(kind, $0, 0) } }
+        var generations = writers.map { [Int](repeating: 0, count: $0) }
+        var running = try (0..<2).map { kind in try (0..<writers[kind]).map { try start(kind, $0, 0) } }
         var finished: [Writer] = []
         var kills = [0, 0]
         var unparked = 0
@@ -200,9 +254,9 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             usleep(useconds_t.random(in: 400_000...1_200_000, using: &random))
-            let kind = Int.random(in: 0..<2, using: &random)
-            let slot = Int.random(in: 0..<Self.slots, using: &random)
-            if !running[kind][slot].kill(parkFirst: true) { unparked += 1 }
+            let kind = try XCTUnwrap((0..<2).filter { writers[$0] > 0 }.randomElement(using: &random))
+            let slot = Int.random(in: 0..<writers[kind], using: &random)
+            if !running[kind][slot].kill(parkFirst: parkPython) { unparked += 1 }
             kills[kind] += 1
             finished.append(running[kind][slot])
             generations[kind][slot] += 1
@@ -214,7 +268,10 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         }
 
         let acks = finished.flatMap { $0.acks.withLock { $0 } }
-        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+        let died = finished.filter(\.diedOnItsOwn)
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            $0 != "logs"
+        }.sorted()
         let inspected = try python.runScript(script, ["inspect", "--cache", path])
         XCTAssertNil(inspected["error"] as? String, "the final file is JSON")
         XCTAssertNil(inspected["msal_error"] as? String, "MSAL for Python reads the final file")
@@ -234,6 +291,7 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         }
         // Lock holds within msal-extensions' own race (see the class comment).
         let raceWindows = acks.filter { $0.fallback || !$0.protected }.map { ($0.entered, $0.exited + 2) }
+        let ourAcks = acks.filter { $0.writer.hasPrefix("s") }
         var lost: [String] = []
         var lostInTheirRace: [String] = []
         for (homeAccountId, ack) in newest.sorted(by: { $0.key < $1.key }) {
@@ -262,14 +320,21 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
                 + "writes (\(pythonAcks.count) by Python), \(newest.count) accounts checked, kills: \(kills[1]) of ours, "
                 + "\(kills[0]) of Python's (\(unparked) did not park in time), Python lock fallbacks: "
                 + "\(pythonAcks.filter(\.fallback).count), Python writes not under a lock at the lock path: "
-                + "\(pythonAcks.filter { !$0.protected }.count), lost in msal-extensions' race: \(lostInTheirRace.count), "
+                + "\(pythonAcks.filter { !$0.protected }.count), of ours: \(ourAcks.filter { !$0.protected }.count), "
+                + "lost in msal-extensions' race: \(lostInTheirRace.count), writers that died on their own: "
+                + "\(died.map(\.name)), "
                 + "files left: \(leftovers)")
         for line in lostInTheirRace { print("  lost in msal-extensions' race: \(line)") }
         XCTAssertEqual(lost.count, 0, "acknowledged writes lost:\n" + lost.joined(separator: "\n"))
         XCTAssertFalse(leftovers.contains { $0.contains(".corrupt-") }, "never quarantined: \(leftovers)")
-        XCTAssertGreaterThan(pythonAcks.count, 50, "Python writers got work done")
-        XCTAssertGreaterThan(acks.count - pythonAcks.count, 50, "our writers got work done")
-        XCTAssertGreaterThanOrEqual(kills[0] + kills[1], Int(seconds / 2), "writers were killed")
+        // A writer only ends when killed: one that ended first failed a write (or could not read the file).
+        for writer in died where parkPython || !writer.isPython {
+            XCTFail("writer \(writer.name) ended before it was killed: \(writer.errorTail)")
+        }
+        if writers[0] > 0 { XCTAssertGreaterThan(pythonAcks.count, 50, "Python writers got work done") }
+        if writers[1] > 0 { XCTAssertGreaterThan(acks.count - pythonAcks.count, 50, "our writers got work done") }
+        // One kill every 0.4 to 1.2 s, plus a Python writer's time to park and the restart.
+        XCTAssertGreaterThanOrEqual(kills[0] + kills[1], Int(seconds / 4), "writers were killed")
     }
 
     /// Skips (or fails with `MSAL_REQUIRE_INTEROP=1`) when msal-extensions is not in the venv.
