@@ -59,6 +59,11 @@ class AdversarialCacheCase: XCTestCase {
         ((try? FileManager.default.contentsOfDirectory(atPath: path ?? folder.path)) ?? []).sorted()
     }
 
+    /// ``names(in:)`` without the lock files (`<cache>.lock`, msal-extensions' `<cache>.lockfile`).
+    func namesBesideLocks() -> [String] {
+        names().filter { !$0.hasSuffix(".lock") && !$0.hasSuffix(".lockfile") }
+    }
+
     /// Log lines at warning level or above.
     var warnings: [String] {
         logLines.withLock { $0 }.filter { $0.level == .warning || $0.level == .error }.map(\.message)
@@ -173,28 +178,54 @@ final class AdversarialCacheFileTests: AdversarialCacheCase {
         XCTAssertFalse(outcome.timedOut, "msal accounts returned within 10 s")
         XCTAssertNotEqual(outcome.status, 0, "refused: \(outcome.all)")
         XCTAssertTrue(outcome.errorOutput.contains(cacheFile.path), "the error names the path: \(outcome.all)")
-        XCTAssertEqual(names(), ["msal_cache.json"], "nothing renamed or created beside it")
+        XCTAssertEqual(namesBesideLocks(), ["msal_cache.json"], "nothing renamed or created beside it")
         XCTAssertEqual(Self.fileType(cacheFile.path), S_IFIFO, "still the FIFO")
     }
 
-    /// A FIFO at the cache path: the library's reads must return promptly with a clear error.
-    func testFIFOAtTheCachePathIsRefusedPromptlyByTheLibrary() throws {
+    /// A FIFO at the cache path: the library's reads (listing accounts, a silent call) must
+    /// return promptly with a clear error.
+    func testFIFOAtTheCachePathIsRefusedPromptlyByTheLibrary() async throws {
+        // An account to ask for, signed in with a cache elsewhere.
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let account = try await signIn(file: elsewhere.appendingPathComponent("msal_cache.json")).account
         XCTAssertEqual(mkfifo(cacheFile.path, 0o600), 0)
-        let app = try makeApp()
+        let application = try makeApp().application
         let path = cacheFile.path
         defer { Self.unblockReaders(path) }
-        let application = app.application
-        let outcome: String? = bounded(10) {
+
+        let listed: String? = bounded(10) {
             do {
-                let accounts = try application.allAccounts()
-                return "no error, \(accounts.count) accounts"
+                return "no error, \(try application.allAccounts().count) accounts"
             } catch {
                 return (error as NSError).description
             }
         }
-        let described = try XCTUnwrap(outcome, "allAccounts returned within 10 s")
-        XCTAssertTrue(described.contains(path), "an error naming the path: \(described)")
-        XCTAssertEqual(names(), ["msal_cache.json"], "nothing renamed or created beside it")
+        XCTAssertTrue(
+            listed?.contains(path) == true,
+            "allAccounts returned within 10 s with an error naming the path: \(listed ?? "still blocked after 10 s")")
+
+        let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: account)
+        let silent: String? = bounded(10) {
+            let outcome = Locked("")
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do {
+                    _ = try await application.acquireTokenSilent(with: parameters)
+                    outcome.withLock { $0 = "no error" }
+                } catch {
+                    outcome.withLock { $0 = (error as NSError).description }
+                }
+                done.signal()
+            }
+            done.wait()
+            return outcome.withLock { $0 }
+        }
+        XCTAssertTrue(
+            silent?.contains(path) == true,
+            "acquireTokenSilent returned within 10 s with an error naming the path: "
+                + (silent ?? "still blocked after 10 s"))
+        XCTAssertEqual(namesBesideLocks(), ["elsewhere", "msal_cache.json"], "nothing renamed or created beside it")
         XCTAssertEqual(Self.fileType(path), S_IFIFO, "still the FIFO")
     }
 
