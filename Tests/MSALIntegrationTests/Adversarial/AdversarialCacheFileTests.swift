@@ -251,6 +251,32 @@ final class AdversarialCacheFileTests: AdversarialCacheCase {
         XCTAssertFalse(names().contains { $0.contains(".corrupt-") }, "\(names())")
     }
 
+    /// Character devices at the cache path (as root: `--cache /dev/urandom`, `--cache /dev/null`;
+    /// here private device nodes in the test's folder): a read-only command must not rename the
+    /// random device to `*.corrupt-*`, and a sign-in must not replace the null device with a
+    /// regular file holding tokens; both refuse it with an error naming the path.
+    func testCharacterDevicesAtTheCachePathAreRefusedNeverRenamedOrReplaced() async throws {
+        guard getuid() == 0 else { throw XCTSkip("device nodes need root (mknod)") }
+        XCTAssertEqual(mknod(cacheFile.path, S_IFCHR | 0o600, Self.device(1, 9)), 0, "a random device node")
+        let listed = try msal(["accounts"])
+        XCTAssertFalse(listed.timedOut)
+        XCTAssertNotEqual(listed.status, 0, "msal accounts refuses a device: \(listed.all)")
+        XCTAssertTrue(listed.errorOutput.contains(cacheFile.path), "the error names the path: \(listed.all)")
+        XCTAssertEqual(namesBesideLocks(), ["msal_cache.json"], "not renamed: \(names())")
+        XCTAssertEqual(Self.fileType(cacheFile.path), S_IFCHR)
+
+        unlink(cacheFile.path)  // (already gone when it was renamed)
+        XCTAssertEqual(mknod(cacheFile.path, S_IFCHR | 0o600, Self.device(1, 3)), 0, "a null device node")
+        do {
+            try await signIn()
+            XCTFail("a sign-in writing the cache to a device must fail")
+        } catch {
+            XCTAssertTrue((error as NSError).description.contains(cacheFile.path), "\(error)")
+        }
+        XCTAssertEqual(Self.fileType(cacheFile.path), S_IFCHR, "still the device, not a file with tokens")
+        XCTAssertEqual(namesBesideLocks(), ["msal_cache.json"], "\(names())")
+    }
+
     /// A UNIX socket at the cache path: refused by reads and writes, never replaced.
     func testSocketAtTheCachePathIsRefusedAndNeverReplaced() async throws {
         let socket = try Self.bindSocket(cacheFile.path)
@@ -347,6 +373,11 @@ final class AdversarialCacheFileTests: AdversarialCacheCase {
     static func fileType(_ path: String) -> mode_t {
         var info = stat()
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    /// A device number (Linux's encoding for majors below 4096 and minors below 256).
+    static func device(_ major: UInt32, _ minor: UInt32) -> dev_t {
+        dev_t(major << 8 | minor)
     }
 
     /// Opens the FIFO for writing and closes it, so a reader blocked in `open` goes on (to EOF).
