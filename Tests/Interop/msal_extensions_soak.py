@@ -11,7 +11,8 @@ cache-file checks of the adversarial cache tests, with the real msal-extensions 
         held was not (or no longer) the file at the lock path while it held it, which is
         msal-extensions' own race (see the soak test); ENTER and EXIT are the wall-clock times the
         lock was taken and about to be released. A line "park" on standard input makes it stop
-        between two writes (outside any lock), print "parked" and wait to be killed.
+        between two writes (outside any lock), print "parked" and wait to be killed. --pause-ms M
+        makes it pause a random 0 to 2M ms between writes.
 
     msal_extensions_soak.py inspect --cache FILE
         Prints a JSON object: "duplicates" (member names that occur twice in one JSON object of
@@ -25,6 +26,7 @@ import base64
 import json
 import logging
 import os
+import random
 import select
 import signal
 import sys
@@ -133,7 +135,8 @@ def write(arguments):
             account, secret, int(PROBE.fallback), int(PROBE.protected), PROBE.enter or 0, PROBE.exit or 0))
         sys.stdout.flush()
         index += 1
-        readable, _, _ = select.select([sys.stdin], [], [], 0)
+        # Paced (see the soak test): park requests are answered during the pause too.
+        readable, _, _ = select.select([sys.stdin], [], [], random.uniform(0, 2 * arguments.pause_ms / 1000.0))
         if readable and sys.stdin.readline().strip() == "park":
             sys.stdout.write("parked\n")
             sys.stdout.flush()
@@ -187,6 +190,7 @@ def main():
     writer.add_argument("--writer", required=True, help="p<slot>-<generation>")
     writer.add_argument("--slot", type=int, required=True)
     writer.add_argument("--accounts", type=int, default=10)
+    writer.add_argument("--pause-ms", type=float, default=0, help="mean pause between writes")
     inspector = commands.add_parser("inspect")
     inspector.add_argument("--cache", required=True)
     arguments = parser.parse_args()
