@@ -14,6 +14,12 @@ cache-file checks of the adversarial cache tests, with the real msal-extensions 
         between two writes (outside any lock), print "parked" and wait to be killed. --pause-ms M
         makes it pause a random 0 to 2M ms between writes.
 
+    msal_extensions_soak.py stale-lock-race --cache FILE [--writers N]
+        msal-extensions alone, no code of ours: leaves a stale FILE.lockfile (as a writer killed
+        inside the lock does), starts N (6) Python writers at once, each adding 20 tokens, and
+        prints a JSON object with how many acknowledged tokens are missing from the file. Shows
+        msal-extensions' own race (see the soak test); not run by the tests.
+
     msal_extensions_soak.py inspect --cache FILE
         Prints a JSON object: "duplicates" (member names that occur twice in one JSON object of
         the file, found with a duplicate-detecting parser), "error" (why the file is not JSON),
@@ -135,6 +141,8 @@ def write(arguments):
             account, secret, int(PROBE.fallback), int(PROBE.protected), PROBE.enter or 0, PROBE.exit or 0))
         sys.stdout.flush()
         index += 1
+        if arguments.stop_after and index >= arguments.stop_after:
+            return
         # Paced (see the soak test): park requests are answered during the pause too.
         readable, _, _ = select.select([sys.stdin], [], [], random.uniform(0, 2 * arguments.pause_ms / 1000.0))
         if readable and sys.stdin.readline().strip() == "park":
@@ -142,6 +150,40 @@ def write(arguments):
             sys.stdout.flush()
             while True:
                 signal.pause()
+
+
+def stale_lock_race(arguments):
+    import subprocess  # pylint: disable=import-outside-toplevel
+
+    for path in (arguments.cache, arguments.cache + ".lockfile"):
+        if os.path.exists(path):
+            os.remove(path)
+    with open(arguments.cache + ".lockfile", "w"):  # pylint: disable=unspecified-encoding
+        pass
+    writers = [
+        subprocess.Popen(  # pylint: disable=consider-using-with
+            [sys.executable, os.path.abspath(__file__), "write", "--cache", arguments.cache,
+             "--writer", "p%d-00000" % slot, "--slot", str(slot), "--accounts", "20", "--stop-after", "20"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for slot in range(arguments.writers)]
+    acknowledged, fallbacks, crashed = [], 0, 0
+    for writer in writers:
+        output, _ = writer.communicate()
+        crashed += int(writer.returncode != 0)
+        for line in output.splitlines():
+            fields = line.split()
+            if fields and fields[0] == "ack":
+                acknowledged.append(fields[2])
+                fallbacks += int(fields[3])
+    with open(arguments.cache, "rb") as handle:
+        try:
+            stored = {entry.get("secret") for entry in json.loads(handle.read()).get("AccessToken", {}).values()}
+        except ValueError:
+            stored = set()
+    missing = sorted(secret for secret in acknowledged if secret not in stored)
+    print(json.dumps({
+        "acknowledged": len(acknowledged), "fallback_writes": fallbacks, "writers_crashed": crashed,
+        "missing": len(missing), "first_missing": missing[:10]}))
 
 
 def _reject_duplicates(found):
@@ -191,12 +233,18 @@ def main():
     writer.add_argument("--slot", type=int, required=True)
     writer.add_argument("--accounts", type=int, default=10)
     writer.add_argument("--pause-ms", type=float, default=0, help="mean pause between writes")
+    writer.add_argument("--stop-after", type=int, default=0, help="stop after this many writes (0: never)")
+    race = commands.add_parser("stale-lock-race")
+    race.add_argument("--cache", required=True)
+    race.add_argument("--writers", type=int, default=6)
     inspector = commands.add_parser("inspect")
     inspector.add_argument("--cache", required=True)
     arguments = parser.parse_args()
     if arguments.command == "write":
         arguments.slot_digits = "%06d" % arguments.slot
         write(arguments)
+    elif arguments.command == "stale-lock-race":
+        stale_lock_race(arguments)
     else:
         inspect(arguments)
 
