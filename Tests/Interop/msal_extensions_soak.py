@@ -12,7 +12,7 @@ cache-file checks of the adversarial cache tests, with the real msal-extensions 
         msal-extensions' own race (see the soak test); ENTER and EXIT are the wall-clock times the
         lock was taken and about to be released. A line "park" on standard input makes it stop
         between two writes (outside any lock), print "parked" and wait to be killed. --pause-ms M
-        makes it pause a random 0 to 2M ms between writes.
+        makes it pause a random 0 to 2M ms between writes (more after a slow write).
 
     msal_extensions_soak.py stale-lock-race --cache FILE [--writers N]
         msal-extensions alone, no code of ours: leaves a stale FILE.lockfile (as a writer killed
@@ -144,7 +144,9 @@ def write(arguments):
         if arguments.stop_after and index >= arguments.stop_after:
             return
         # Paced (see the soak test): park requests are answered during the pause too.
-        readable, _, _ = select.select([sys.stdin], [], [], random.uniform(0, 2 * arguments.pause_ms / 1000.0))
+        # Slower writes pause longer, so the lock stays mostly free.
+        pause = max(arguments.pause_ms / 1000.0, 3 * ((PROBE.exit or 0) - (PROBE.enter or 0)))
+        readable, _, _ = select.select([sys.stdin], [], [], random.uniform(0, 2 * pause))
         if readable and sys.stdin.readline().strip() == "park":
             sys.stdout.write("parked\n")
             sys.stdout.flush()

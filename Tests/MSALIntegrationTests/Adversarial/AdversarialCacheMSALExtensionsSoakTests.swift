@@ -15,8 +15,9 @@ import XCTest
 /// MSAL for Python and by us (the newest acknowledged token of each account, or a later one of
 /// the same writer slot), and no `*.corrupt-*` file may appear.
 ///
-/// Writers pause a random 0 to 1 s between writes, so that the lock is free most of the time
-/// (each write holds it for about 20 ms, a Python one four times): msal-extensions' lock polls
+/// Writers pause a random 0 to 1 s between writes (longer when their writes are slow, as under a
+/// sanitizer), so that the lock is free most of the time (each write holds it for about 20 ms, a
+/// Python one four times): msal-extensions' lock polls
 /// every 0.25 s and gives up after 5 s (below), and with the lock mostly busy even its own
 /// writers starve each other into that.
 ///
@@ -80,7 +81,9 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
                 format: "ack %d %@ %d %d %.6f %.6f\n", account, secret, fallen ? 1 : 0, fallen ? 0 : 1, entered, exited)
             FileHandle.standardOutput.write(Data(line.utf8))
             index += 1
-            usleep(useconds_t.random(in: 0...useconds_t(2 * Self.ourPause * 1_000_000)))
+            // Slower writes (a sanitizer, a loaded machine) pause longer: the lock stays mostly free.
+            let pause = max(Self.ourPause, 12 * (exited - entered))
+            usleep(useconds_t.random(in: 0...useconds_t(2 * pause * 1_000_000)))
         }
     }
 
