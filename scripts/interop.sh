@@ -7,8 +7,8 @@
 #   scripts/interop.sh --setup-only  only set up the virtualenv (CI runs this before the tests)
 #
 # The virtualenv is ${MSAL_INTEROP_VENV:-.build-interop/venv}, made with ${MSAL_INTEROP_PYTHON:-python3}
-# and filled from Tests/Interop/requirements.txt (pinned msal, msal-extensions, portalocker). It is re-used while the requirements
-# are unchanged. The Swift tests find it at the same place.
+# and filled from Tests/Interop/requirements.txt (pinned msal, msal-extensions, portalocker). It is
+# re-used while the requirements are unchanged. The Swift tests find it at the same place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
