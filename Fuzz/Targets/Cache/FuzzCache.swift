@@ -24,7 +24,9 @@ public func fuzzCache(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // Entries the reader kept byte for byte (it cannot model them) are written back as they are
     // and kept again; everything else it reads back as entities.
-    let kept = reread.keptEntries.values.reduce(0) { $0 + $1.count }
+    let kept =
+        reread.keptEntries.values.reduce(0) { $0 + $1.count }
+        + reread.accountMetadataKept.values.reduce(0) { $0 + $1.count }
     precondition(
         reread.skipped.values.reduce(0, +) == kept, "the cache writer produced entries its reader skips")
     precondition(

@@ -143,6 +143,20 @@ final class CacheKeptEntryTests: XCTestCase {
         XCTAssertEqual(written.components(separatedBy: "\"\(key)\"").count - 1, 1, "the key is written once")
     }
 
+    func testAnAccountMetadataRecordThatIsNotAnObjectIsKeptByteForByte() throws {
+        let record = #""odd.account": "signed_in""#
+        let text =
+            #"{"AccountMetadata": {"c": {"client_id": "c", "account_metadata_map": {"#
+            + #""h.t": {"client_id": "c", "home_account_id": "h.t", "sign_in_state": "signed_out"}, "# + record
+            + "}}}}"
+        let written = try rewrite(text) { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h.t") }
+        XCTAssertTrue(written.contains(record), written)
+        XCTAssertNoThrow(try JSONValue(parsing: written))
+        let store = TokenStore(try decode(written))
+        XCTAssertEqual(store.signInState(clientId: "c", homeAccountId: "h.t"), .signedIn)
+        XCTAssertEqual(store.signInState(clientId: "c", homeAccountId: "odd.account"), .unknown)
+    }
+
     // MARK: - Duplicate member names
 
     func testASectionThatIsNotAnObjectIsWrittenOnce() throws {

@@ -8,6 +8,8 @@ struct CacheContents: Sendable {
     var accountMetadata: [CacheAccountMetadata] = []
     /// Unknown members of each client's `AccountMetadata` object, by client id.
     var accountMetadataUnknown: [String: UnknownFields] = [:]
+    /// Records of each client's `account_metadata_map` that are not objects, kept byte for byte.
+    var accountMetadataKept: [String: [KeptEntry]] = [:]
     /// Top-level sections this library does not know, as raw JSON, in document order.
     var unknownSections: [(name: String, rawValue: String)] = []
     /// Entries of the known sections that this library cannot model (another program's shape,

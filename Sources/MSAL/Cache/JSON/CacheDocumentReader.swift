@@ -245,6 +245,7 @@ struct CacheDocumentReader {
         cursor.index += 1
         var clientId = clientKey
         var records: [CacheAccountMetadata] = []
+        var keptRecords: [KeptEntry] = []
         var unknown = UnknownFields.none
         if try cursor.peek() == UInt8(ascii: "}") {
             cursor.index += 1
@@ -263,14 +264,21 @@ struct CacheDocumentReader {
                     cursor.index += 1
                 } else {
                     repeat {
-                        let homeAccountId = try cursor.string()
+                        let key = try cursor.scanString()
+                        let homeAccountId = try cursor.makeString(key.start, key.end, escaped: key.escaped)
                         try cursor.expect(UInt8(ascii: ":"), "':'")
                         let value = try cursor.skipValue()
                         let raw = UnsafeRawBufferPointer(start: cursor.base + value.lowerBound, count: value.count)
                         if let record = Self.accountMetadataRecord(raw, homeAccountId: homeAccountId) {
                             records.append(record)
                         } else {
-                            skip(.accountMetadata, reason: "a record is not an object of strings")
+                            // Kept byte for byte, as the entries of the other sections.
+                            let member = String(
+                                decoding: UnsafeBufferPointer(
+                                    start: cursor.base + key.start - 1, count: value.upperBound - key.start + 1),
+                                as: UTF8.self)
+                            keptRecords.append(KeptEntry(key: homeAccountId, raw: member))
+                            contents.skipped["AccountMetadata", default: 0] += 1
                         }
                     } while try cursor.separator(close: UInt8(ascii: "}"))
                 }
@@ -290,6 +298,7 @@ struct CacheDocumentReader {
         for index in records.indices { records[index].clientId = clientId }
         contents.accountMetadata.append(contentsOf: records)
         if !unknown.isEmpty { contents.accountMetadataUnknown[clientId] = unknown }
+        if !keptRecords.isEmpty { contents.accountMetadataKept[clientId, default: []] += keptRecords }
     }
 
     /// A record of `account_metadata_map` (small; read with the general JSON parser).

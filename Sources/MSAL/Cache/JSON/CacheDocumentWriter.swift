@@ -100,7 +100,9 @@ enum CacheDocumentWriter {
         }
         placements.copied = writer.copied
         let keptMetadata = contents.keptEntries[.accountMetadata] ?? []
-        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty || !keptMetadata.isEmpty {
+        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty || !keptMetadata.isEmpty
+            || !contents.accountMetadataKept.isEmpty
+        {
             output.append(",")
             writeAccountMetadata(contents, output)
         } else if let unusable = contents.unusableSections[.accountMetadata] {
@@ -128,7 +130,8 @@ enum CacheDocumentWriter {
             if byClient[record.clientId] == nil { clients.append(record.clientId) }
             byClient[record.clientId, default: []].append(record)
         }
-        for client in contents.accountMetadataUnknown.keys.sorted() where byClient[client] == nil {
+        for client in Set(contents.accountMetadataUnknown.keys).union(contents.accountMetadataKept.keys).sorted()
+        where byClient[client] == nil {
             clients.append(client)
             byClient[client] = []
         }
@@ -159,6 +162,13 @@ enum CacheDocumentWriter {
                     output.appendRaw(record.unknown.raw)
                 }
                 output.append("}")
+            }
+            let written = Set((byClient[client] ?? []).map(\.homeAccountId))
+            var firstRecord = byClient[client]?.isEmpty ?? true
+            for kept in contents.accountMetadataKept[client] ?? [] where !written.contains(kept.key) {
+                if !firstRecord { output.append(",") }
+                firstRecord = false
+                output.appendRaw(kept.raw)
             }
             output.append("}")
             if let unknown = contents.accountMetadataUnknown[client], !unknown.isEmpty {

@@ -529,7 +529,9 @@ struct TokenStore: Sendable {
         let unknownSections = contents.unknownSections
         let keptEntries = contents.keptEntries
         let unusableSections = contents.unusableSections
+        let keptRecords = contents.accountMetadataKept
         self = TokenStore()
+        contents.accountMetadataKept = keptRecords
         contents.unknownSections = unknownSections
         contents.keptEntries = keptEntries
         contents.unusableSections = unusableSections
