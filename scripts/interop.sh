@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Token cache interoperability with the real MSAL for Python (Docs/TokenCache.md).
+# Token cache interoperability with the real MSAL for Python and msal-extensions (Docs/TokenCache.md).
 #
-#   scripts/interop.sh               set up the virtualenv, then run the Swift interop tests
+#   scripts/interop.sh               set up the virtualenv, then run the Swift interop tests (the
+#                                    cache both ways, the tests that read our files with MSAL for
+#                                    Python, and the shared-file soak with msal-extensions' writers)
 #   scripts/interop.sh --setup-only  only set up the virtualenv (CI runs this before the tests)
 #
 # The virtualenv is ${MSAL_INTEROP_VENV:-.build-interop/venv}, made with ${MSAL_INTEROP_PYTHON:-python3}
-# and filled from Tests/Interop/requirements.txt (pinned msal). It is re-used while the requirements
-# are unchanged. The Swift tests find it at the same place.
+# and filled from Tests/Interop/requirements.txt (pinned msal, msal-extensions, portalocker). It is
+# re-used while the requirements are unchanged. The Swift tests find it at the same place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +26,7 @@ stamp="$venv/.requirements.sha256"
 wanted=$(sha256sum "$requirements" | cut -d' ' -f1)
 
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] \
-    && "$venv/bin/python" -c 'import msal' 2>/dev/null; then
+    && "$venv/bin/python" -c "import msal, msal_extensions, portalocker" 2>/dev/null; then
     echo "interop: virtualenv $venv is up to date"
 else
     start=$(date +%s%N)
@@ -36,7 +38,8 @@ else
     echo "$wanted" >"$stamp"
     elapsed_ms=$((($(date +%s%N) - start) / 1000000))
     version=$("$venv/bin/python" -c 'import msal; print(msal.__version__)')
-    echo "interop: installed msal $version in $((elapsed_ms / 1000)).$((elapsed_ms % 1000 / 100)) s"
+    extensions=$("$venv/bin/python" -c 'import msal_extensions; print(msal_extensions.__version__)')
+    echo "interop: installed msal $version and msal-extensions $extensions in $((elapsed_ms / 1000)).$((elapsed_ms % 1000 / 100)) s"
 fi
 
 if [ "$setup_only" -eq 1 ]; then
@@ -44,4 +47,5 @@ if [ "$setup_only" -eq 1 ]; then
 fi
 export MSAL_INTEROP_VENV="$venv"
 export MSAL_REQUIRE_INTEROP=1
-swift test -Xswiftc -warnings-as-errors --filter PythonCacheInteropTests
+swift test -Xswiftc -warnings-as-errors \
+    --filter 'PythonCacheInteropTests|AdversarialCacheForeignEntryTests|AdversarialCacheMSALExtensionsSoakTests'

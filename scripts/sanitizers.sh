@@ -8,7 +8,8 @@
 #
 # - thread: scripts/tsan-suppressions.txt is applied (each entry says why it is there).
 # - Both: the eight-process cache tests run shorter (MSAL_CACHE_SAVES_PER_PROCESS=40 instead of
-#   200 saves per process, MSAL_SOAK_SECONDS=20 instead of 60); set them to override.
+#   200 saves per process, MSAL_SOAK_SECONDS=20 instead of 60, MSAL_EXT_SOAK_SECONDS=10 instead of
+#   20 for the msal-extensions soak); set them to override.
 # - address: leak detection is off: LeakSanitizer reports allocations that XCTest and Foundation
 #   keep for the life of the process (docs: Docs/Reliability.md). UBSan is not supported for
 #   Swift on Linux.
@@ -26,6 +27,7 @@ export SWIFT_BACKTRACE=enable=no
 # cache tests do less (the same code paths, fewer rounds) unless the caller says otherwise.
 export MSAL_CACHE_SAVES_PER_PROCESS=${MSAL_CACHE_SAVES_PER_PROCESS:-40}
 export MSAL_SOAK_SECONDS=${MSAL_SOAK_SECONDS:-20}
+export MSAL_EXT_SOAK_SECONDS=${MSAL_EXT_SOAK_SECONDS:-10}
 
 failed=()
 report=()

@@ -8,7 +8,7 @@ import MSALTestSupport
 /// `silent_concurrent` and `interactive_emulator`. The first three also run against the emulator of
 /// another process (`remote`, see ``SharedEmulator``).
 enum ApplicationScenarios {
-    /// The tenant and client of the cache fixture (`CacheBenchmarkHooks.writePythonShapedFile`).
+    /// The tenant and client of the cache fixture (`PythonShapedCacheFile.write`).
     static let fixtureTenant = "72f988bf-86f1-41af-91ab-2d7cd011db47"
     static let fixtureClient = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 
@@ -109,7 +109,7 @@ enum ApplicationScenarios {
             if let fixture {
                 try FileManager.default.copyItem(atPath: fixture, toPath: file.path)
             } else {
-                try CacheBenchmarkHooks.writePythonShapedFile(path: file.path, accounts: accounts)
+                try PythonShapedCacheFile.write(path: file.path, accounts: accounts)
             }
             application = try ApplicationScenarios.application(
                 emulator, clientId: fixtureClient, authority: "https://login.microsoftonline.com/\(fixtureTenant)",

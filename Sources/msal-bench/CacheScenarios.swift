@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALTestSupport
 
 /// `cache_load`, `cache_save` and `cache_lookup`: the token cache file of MSAL Python's shape
 /// with realistic token sizes (access token ~1.5 KB, id token ~1 KB, refresh token ~1 KB).
@@ -17,7 +18,7 @@ enum CacheScenarios {
         let path = fixture ?? folder + "/msal_cache.json"
         let bytes =
             try fixture.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0 }
-            ?? CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
+            ?? PythonShapedCacheFile.write(path: path, accounts: accounts)
         var measurement = Measurement(scenario: "cache_load", params: ["accounts": accounts, "file_bytes": bytes])
         _ = try CacheBenchmarkHooks.load(path: path).accessTokens  // warm the page cache
         var cpu: [UInt64] = []
@@ -48,7 +49,7 @@ enum CacheScenarios {
         if let fixture {
             try FileManager.default.copyItem(atPath: fixture, toPath: path)
         } else {
-            try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: accounts)
+            try PythonShapedCacheFile.write(path: path, accounts: accounts)
         }
         let saver = try CacheBenchmarkHooks.Saver(path: path, durable: durable)
         var measurement = Measurement(

@@ -1,6 +1,7 @@
 import Foundation
 import MSAL
 import MSALNative
+import MSALTestSupport
 
 // msal-bench: prints one JSON object per scenario and client on stdout, and a summary on stderr.
 // Usage: msal-bench [--runs N] [--scenario NAME] [--accounts N] [--file F]
@@ -140,13 +141,13 @@ if only == nil || only == "interactive_emulator" {
     print(try await ApplicationScenarios.interactive(runs: min(runs, 200)).jsonLine())
 }
 if only == "cache_fixture", let filePath {
-    print(try CacheBenchmarkHooks.writePythonShapedFile(path: filePath, accounts: accountsOverride ?? 10_000))
+    print(try PythonShapedCacheFile.write(path: filePath, accounts: accountsOverride ?? 10_000))
 }
 if only == "cache_load_once", let filePath {
     // Peak resident memory of a process that loads the file and serves a lookup.
     let loaded = try CacheBenchmarkHooks.load(path: filePath)
     print(
-        #"{"accounts":\#(loaded.accessTokens),"peak_rss_mib":\#(Double(CacheBenchmarkHooks.peakResidentBytes) / 1_048_576)}"#
+        #"{"accounts":\#(loaded.accessTokens),"peak_rss_mib":\#(Double(PeakMemory.residentBytes) / 1_048_576)}"#
     )
 }
 if only == "cache_load" {

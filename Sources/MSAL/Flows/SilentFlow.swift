@@ -114,12 +114,12 @@ struct SilentFlow {
             let status = AccessTokenStatus(store.contents.accessTokens[index], now: now, buffer: buffer)
             guard !skipCache, status == .valid(refreshNeeded: false) else {
                 // A secret the file no longer holds is a miss.
-                guard let token = store.contents.accessTokens[index].withSecretInMemory() else {
+                guard let token = store.accessToken(at: index) else {
                     return (nil, nil, nil)
                 }
                 return (nil, token, status)
             }
-            guard let secret = store.contents.accessTokens[index].secretValue.resolved else { return (nil, nil, nil) }
+            guard let secret = store.accessTokenSecret(at: index) else { return (nil, nil, nil) }
             let parts = builder.parts(
                 &store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
             let hit = CacheHit(

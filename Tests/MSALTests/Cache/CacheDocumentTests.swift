@@ -1,4 +1,5 @@
 import Foundation
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -55,7 +56,7 @@ final class CacheDocumentTests: XCTestCase {
         XCTAssertNil(store.contents.refreshTokens.first?.originalKey, "its key is the one MSAL Python builds")
     }
 
-    func testMalformedEntriesAreSkipped() throws {
+    func testMalformedEntriesAreKeptButAreNoEntities() throws {
         let document = """
             {"AccessToken": {"a": {"secret": "x"}, "b": 5, "c": {"credential_type": "AccessToken", "secret": 12,
               "home_account_id": "h", "environment": "e", "client_id": "c", "target": "t"}},
@@ -64,6 +65,7 @@ final class CacheDocumentTests: XCTestCase {
         let contents = try decode(document)
         XCTAssertEqual(contents.accessTokens.count, 0)
         XCTAssertEqual(contents.skipped["AccessToken"], 3)
+        XCTAssertEqual(contents.keptEntries[.accessToken]?.map(\.key), ["a", "b", "c"])
         XCTAssertEqual(contents.accounts.count, 1)
     }
 
@@ -251,7 +253,7 @@ final class CacheDocumentTests: XCTestCase {
         let folder = CacheFixtures.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
+        try PythonShapedCacheFile.write(path: path, accounts: 3)
         XCTAssertEqual(try CacheBenchmarkHooks.load(path: path).accessTokens, 3)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MSALNative
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
@@ -54,7 +55,7 @@ final class CacheEntryCopyTests: XCTestCase {
 
     func testUnchangedEntriesAreCopiedAsWrittenByAnotherLibrary() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 6)
+        try PythonShapedCacheFile.write(path: path, accounts: 6)
         let original = try String(contentsOfFile: path, encoding: .utf8)
         var store = try load(path)
         let entities = store.entityCount - store.contents.accountMetadata.count
@@ -87,16 +88,24 @@ final class CacheEntryCopyTests: XCTestCase {
         XCTAssertEqual(try save(&store, to: path).copied, entities, "entries written once are copied next time")
 
         // A change of any field of any kind of entity forgets its place.
-        store.mutateForTests { contents in
-            contents.accessTokens[0].expiresOn = 4_000_000_100
-            contents.accessTokens[1].target = "user.read mail.read"
-            contents.refreshTokens[0].familyId = "1"
-            contents.refreshTokens[1].secret = "rotated-refresh-token-" + String(repeating: "r", count: 40)
-            contents.idTokens[0].unknown = UnknownFields(raw: #""extra":true"#)
-            contents.accounts[0].name = "Renamed"
-            contents.accounts[1].originalKey = "kept-key"
-            contents.appMetadata[0].familyId = ""
+        // A replacement through the store (its own write operation) forgets the entity's place.
+        func change<Entity: StoredEntity>(_ entity: Entity?, at index: Int, _ body: (inout Entity) -> Void) throws {
+            var entity = try XCTUnwrap(entity)
+            body(&entity)
+            store.replace(at: index, with: entity)
         }
+        try change(store.accessToken(at: 0), at: 0) { $0.expiresOn = 4_000_000_100 }
+        try change(store.accessToken(at: 1), at: 1) { $0.target = "user.read mail.read" }
+        try change(store.refreshToken(at: 0), at: 0) { $0.familyId = "1" }
+        try change(store.refreshToken(at: 1), at: 1) {
+            $0.secret = "rotated-refresh-token-" + String(repeating: "r", count: 40)
+        }
+        try change(store.idToken(at: 0), at: 0) { $0.unknown = UnknownFields(raw: #""extra":true"#) }
+        try change(store.contents.accounts[0], at: 0) { $0.name = "Renamed" }
+        try change(store.contents.accounts[1], at: 1) { $0.originalKey = "kept-key" }
+        var changedMetadata = store.contents.appMetadata[0]
+        changedMetadata.familyId = ""
+        store.replace(appMetadataAt: 0, with: changedMetadata)
         let placements = try save(&store, to: path)
         XCTAssertEqual(placements.copied, entities - 8)
         let document = try json(path)
@@ -117,27 +126,36 @@ final class CacheEntryCopyTests: XCTestCase {
             metadata.values.contains { $0["client_id"] as? String == "c1" && $0["family_id"] as? String == "" })
 
         // What was written is read back as the store holds it, and copied from then on.
-        let reloaded = try load(path)
-        XCTAssertEqual(reloaded.contents.accessTokens, store.contents.accessTokens)
-        XCTAssertEqual(reloaded.contents.refreshTokens, store.contents.refreshTokens)
-        XCTAssertEqual(reloaded.contents.idTokens, store.contents.idTokens)
+        let reloaded = TokenStore(try load(path).contents)
+        XCTAssertEqual(
+            reloaded.contents.accessTokens.indices.map { reloaded.accessToken(at: $0) },
+            store.contents.accessTokens.indices.map { store.accessToken(at: $0) })
+        XCTAssertEqual(
+            reloaded.contents.refreshTokens.indices.map { reloaded.refreshToken(at: $0) },
+            store.contents.refreshTokens.indices.map { store.refreshToken(at: $0) })
+        XCTAssertEqual(
+            reloaded.contents.idTokens.indices.map { reloaded.idToken(at: $0) },
+            store.contents.idTokens.indices.map { store.idToken(at: $0) })
         XCTAssertEqual(reloaded.contents.accounts, store.contents.accounts)
         XCTAssertEqual(reloaded.contents.appMetadata, store.contents.appMetadata)
         XCTAssertEqual(try save(&store, to: path).copied, entities)
     }
 
-    func testAssigningTheSameHomeAccountIdKeepsThePlace() throws {
+    func testAReplacementUnderAnotherHomeAccountMovesToItsBucket() throws {
         let path = folder.appendingPathComponent("cache.json").path
         var store = TokenStore()
         store.save(record(0, secret: String(repeating: "x", count: 64)))
         try save(&store, to: path)
-        store.mutateForTests { contents in
-            // The same value in another string (as the indexer shares one string per account).
-            contents.accessTokens[0].homeAccountId = String("uid0.utid".reversed().reversed())
-            XCTAssertNotNil(contents.accessTokens[0].source.place)
-            contents.accessTokens[0].homeAccountId = "uid9.utid"
-            XCTAssertNil(contents.accessTokens[0].source.place)
-        }
+        XCTAssertNotNil(store.contents.origins.accessTokens[0].entry)
+        var token = try XCTUnwrap(store.accessToken(at: 0))
+        let before = token.homeAccountId
+        let secret = token.secret
+        token.homeAccountId = "uid9.utid"
+        store.replace(at: 0, with: token)
+        XCTAssertNil(store.contents.origins.accessTokens[0].entry, "the store's write forgets the place")
+        XCTAssertFalse(store.refs(before).contains { $0.kind == .accessToken })
+        XCTAssertEqual(store.refs("uid9.utid"), [TokenStore.EntityRef(kind: .accessToken, slot: 0)])
+        XCTAssertEqual(store.accessToken(at: 0)?.secret, secret)
     }
 
     func testAnEntryChangedInTheFileIsWrittenFromTheStore() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
+import MSALTestSupport
 import XCTest
 
 @testable import MSAL
 
-/// Secrets kept as places in the cache file (``CacheSecret``): read on demand, copied on save,
+/// Secrets kept as places in the cache file (``EntryOrigin``): read on demand, copied on save,
 /// checked against files rewritten in place.
 final class CacheSecretTests: XCTestCase {
     private var folder: URL!
@@ -37,32 +38,41 @@ final class CacheSecretTests: XCTestCase {
     private func storeSecrets(_ cache: TokenCache) throws -> [String: Set<String>] {
         try cache.read { store in
             [
-                "AccessToken": Set(store.contents.accessTokens.map(\.secret)),
-                "RefreshToken": Set(store.contents.refreshTokens.map(\.secret)),
-                "IdToken": Set(store.contents.idTokens.map(\.secret)),
+                "AccessToken": Set(store.contents.accessTokens.indices.map { store.secret(.accessToken, $0) ?? "" }),
+                "RefreshToken": Set(
+                    store.contents.refreshTokens.indices.map { store.secret(.refreshToken, $0) ?? "" }),
+                "IdToken": Set(store.contents.idTokens.indices.map { store.secret(.idToken, $0) ?? "" }),
             ]
         }
     }
 
-    private func isInFile(_ secret: CacheSecret) -> Bool {
-        if case .file = secret.storage { return true }
-        return false
+    /// Whether the store keeps every (or, with `any`, some) secret of `kind` as a place in its file.
+    private func inFile(_ store: TokenStore, _ kind: TokenStore.Kind, any: Bool = false) -> Bool {
+        let count =
+            switch kind {
+            case .accessToken: store.contents.accessTokens.count
+            case .refreshToken: store.contents.refreshTokens.count
+            case .idToken: store.contents.idTokens.count
+            case .account: 0
+            }
+        let kept = (0..<count).filter { store.keepsSecretInFile(kind, $0) }.count
+        return any ? kept > 0 : kept == count
     }
 
     func testSecretsAreReadFromTheFileAndSurviveSaves() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 5)
+        try PythonShapedCacheFile.write(path: path, accounts: 5)
         let expected = try secrets(path)
         XCTAssertEqual(expected["AccessToken"]?.count, 5)
 
         let cache = fileCache(path)
-        XCTAssertTrue(try cache.read { $0.contents.accessTokens.allSatisfy { isInFile($0.secretValue) } })
+        XCTAssertTrue(try cache.read { inFile($0, .accessToken) })
         XCTAssertEqual(try storeSecrets(cache), expected)
 
         // A save copies the secrets it never decoded, and the store then reads them from the new file.
         try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
         XCTAssertEqual(try secrets(path), expected)
-        XCTAssertTrue(try cache.read { $0.contents.refreshTokens.allSatisfy { isInFile($0.secretValue) } })
+        XCTAssertTrue(try cache.read { inFile($0, .refreshToken) })
         XCTAssertEqual(try storeSecrets(cache), expected)
 
         // A new token (in memory until saved) and a second save.
@@ -87,16 +97,16 @@ final class CacheSecretTests: XCTestCase {
                 homeAccountId: record.homeAccountId, environments: [record.environment], realm: record.realm,
                 clientId: record.clientId, scopes: ["user.read"])
         }
-        XCTAssertEqual(found?.secret, long)
-        XCTAssertFalse(found.map { isInFile($0.secretValue) } ?? true, "queries return secrets in memory")
+        XCTAssertEqual(found?.secret, long, "queries return secrets in memory")
     }
 
     func testAFileRewrittenInPlaceIsNeverReadAsTheOldTokens() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 3)
+        try PythonShapedCacheFile.write(path: path, accounts: 3)
         let cache = fileCache(path)
-        let held = try cache.read { $0.contents.accessTokens[0] }
-        XCTAssertTrue(isInFile(held.secretValue))
+        let held = try cache.read { $0 }
+        XCTAssertTrue(held.keepsSecretInFile(.accessToken, 0))
+        XCTAssertTrue(held.contents.accessTokens[0].secret.isEmpty, "the entity holds no secret text")
 
         // Another program truncates the file and writes other tokens in the same places.
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -106,24 +116,24 @@ final class CacheSecretTests: XCTestCase {
         _ = Array(rewritten.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
         close(descriptor)
 
-        XCTAssertNil(held.secretValue.resolved, "the place no longer holds the token read")
-        XCTAssertNil(held.withSecretInMemory())
+        XCTAssertNil(held.accessTokenSecret(at: 0), "the place no longer holds the token read")
+        XCTAssertNil(held.accessToken(at: 0))
         // The cache notices the change and reads the new tokens.
         XCTAssertEqual(try storeSecrets(cache), try secrets(path))
     }
 
     func testShortAndEncryptedSecretsStayInMemory() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try CacheBenchmarkHooks.writePythonShapedFile(path: path, accounts: 2)
+        try PythonShapedCacheFile.write(path: path, accounts: 2)
         let expected = try secrets(path)
         var settings = CacheSettings(
             location: .file(path: path, isDefault: false), encryptionKey: Array(repeating: 7, count: 32),
             lockTimeout: 2)
         settings.durable = false
         let cache = TokenCache(settings: settings)
-        XCTAssertFalse(try cache.read { $0.contents.accessTokens.contains { isInFile($0.secretValue) } })
+        XCTAssertFalse(try cache.read { inFile($0, .accessToken, any: true) })
         try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
-        XCTAssertFalse(try cache.read { $0.contents.accessTokens.contains { isInFile($0.secretValue) } })
+        XCTAssertFalse(try cache.read { inFile($0, .accessToken, any: true) })
         XCTAssertEqual(try storeSecrets(cache), expected)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertNil(bytes.range(of: Data(expected["AccessToken"]!.first!.utf8)), "no plaintext on disk")

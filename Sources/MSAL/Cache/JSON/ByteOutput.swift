@@ -177,16 +177,26 @@ final class ByteOutput {
         append(UInt8(ascii: "\""))
     }
 
-    /// Appends `,"secret":"…"` and returns where the secret's JSON text went. A secret held as a
-    /// place in a file is copied as written there, through `copier` (which records a failure
-    /// when that file changed).
-    func secretMember(_ secret: CacheSecret, copier: CacheSecretCopier, first: inout Bool) -> SecretPlacement {
+    /// Appends `,"secret":"…"` and returns where the secret's JSON text went: `text`, or, when the
+    /// store keeps the secret as a place in a file (`kept`), the text as written there, copied
+    /// through `copier` (which records a failure when that file changed).
+    func secretMember(_ text: String, kept: CacheFileRange?, copier: CacheSecretCopier, first: inout Bool)
+        -> SecretPlacement
+    {
         if first { first = false } else { append(UInt8(ascii: ",")) }
         append(StaticString("\"secret\":\""))
         let offset = position
         var placement = SecretPlacement(offset: offset, length: 0, escaped: false, check: 0)
-        switch secret.storage {
-        case .text(var text):
+        if let range = kept {
+            if isCounting {
+                skip(Int(range.length))
+            } else {
+                copier.withText(range) { append($0) }
+            }
+            placement.escaped = range.escaped
+            placement.check = range.check
+        } else {
+            var text = text
             text.withUTF8 { bytes in
                 if JSONStringEscapes.isPlain(bytes) {
                     append(bytes)
@@ -202,14 +212,6 @@ final class ByteOutput {
                     placement.escaped = true
                 }
             }
-        case .file(let range):
-            if isCounting {
-                skip(Int(range.length))
-            } else {
-                copier.withText(range) { append($0) }
-            }
-            placement.escaped = range.escaped
-            placement.check = range.check
         }
         placement.length = position - offset
         append(UInt8(ascii: "\""))

@@ -8,15 +8,24 @@ struct CacheContents: Sendable {
     var accountMetadata: [CacheAccountMetadata] = []
     /// Unknown members of each client's `AccountMetadata` object, by client id.
     var accountMetadataUnknown: [String: UnknownFields] = [:]
+    /// Records of each client's `account_metadata_map` that are not objects, kept byte for byte.
+    var accountMetadataKept: [String: [KeptEntry]] = [:]
     /// Top-level sections this library does not know, as raw JSON, in document order.
     var unknownSections: [(name: String, rawValue: String)] = []
-    /// Entries skipped because they were malformed, by section.
+    /// Entries of the known sections that this library cannot model (another program's shape,
+    /// or damaged), kept byte for byte in document order, by section: never returned by a query,
+    /// written back unchanged by every save (but one whose key an entity of ours is written
+    /// under: see ``CacheDocumentWriter``).
+    var keptEntries: [CacheSection: [KeptEntry]] = [:]
+    /// Known sections whose value is not a JSON object, as raw JSON: written in place of the
+    /// section while this library has nothing to write in it.
+    var unusableSections: [CacheSection: String] = [:]
+    /// Entries that could not be read as entities (kept, or skipped records), by section.
     var skipped: [String: Int] = [:]
-    /// The file the entities' ``CacheEntrySource`` places are in.
+    /// The file the ``origins`` are places in.
     var sourceFile: CacheFileSnapshot?
-    /// The digests of the entities' home account ids, when read from a document (the store
-    /// finds them itself when they are not one for each entity).
-    var homeAccountDigests = HomeAccountDigests()
+    /// Where each entity's entry and secret lie in ``sourceFile``, parallel to the entity arrays.
+    var origins = CacheOrigins()
 }
 
 /// The sections of the document.
@@ -37,6 +46,17 @@ enum CacheSection: CaseIterable {
     static func named(_ cursor: JSONByteCursor, _ start: Int, _ end: Int) -> CacheSection? {
         allCases.first { cursor.bytesEqual(start, end, $0.name) }
     }
+
+    /// The section whose decoded name is `name`.
+    static func named(_ name: String) -> CacheSection? {
+        allCases.first { "\($0.name)" == name }
+    }
+}
+
+/// An entry kept byte for byte: its decoded key and its text as read, `"key":value`.
+struct KeptEntry: Sendable, Equatable {
+    var key: String
+    var raw: String
 }
 
 extension CacheEntityFields {
@@ -48,7 +68,7 @@ extension CacheEntityFields {
 
     /// The fields every token requires (home account, environment, client, secret), moved out; or
     /// `nil`, with the first one absent in `missing`.
-    private mutating func takeCredential(_ missing: inout MissingField?) -> (String, String, String, CacheSecret)? {
+    private mutating func takeCredential(_ missing: inout MissingField?) -> (String, String, String, String)? {
         guard let hid = take(.homeAccountId) else {
             missing = "home_account_id"
             return nil
@@ -79,7 +99,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheAccessToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                target: target, secretValue: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
+                target: target, secret: secret, tokenType: take(.tokenType), cachedAt: timestamps.cachedAt,
                 expiresOn: timestamps.expiresOn, extendedExpiresOn: timestamps.extendedExpiresOn,
                 refreshOn: timestamps.refreshOn, unknown: takeUnknown()))
         return nil
@@ -90,7 +110,7 @@ extension CacheEntityFields {
         guard let (hid, environment, clientId, secret) = takeCredential(&missing) else { return missing }
         tokens.append(
             CacheRefreshToken(
-                homeAccountId: hid, environment: environment, clientId: clientId, secretValue: secret,
+                homeAccountId: hid, environment: environment, clientId: clientId, secret: secret,
                 target: take(.target), familyId: take(.familyId), lastModificationTime: take(.lastModificationTime),
                 realm: take(.realm), unknown: takeUnknown()))
         return nil
@@ -102,7 +122,7 @@ extension CacheEntityFields {
         tokens.append(
             CacheIdToken(
                 homeAccountId: hid, environment: environment, clientId: clientId, realm: take(.realm) ?? "",
-                secretValue: secret, unknown: takeUnknown()))
+                secret: secret, unknown: takeUnknown()))
         return nil
     }
 

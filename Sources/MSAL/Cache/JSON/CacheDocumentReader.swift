@@ -18,44 +18,11 @@ struct CacheDocumentReader {
     private var interner = StringInterner()
     /// The file the document is read from, when secrets are to be kept as places in it.
     let snapshot: CacheFileSnapshot?
-    /// Offset of the first byte not yet consumed by a completed step.
-    private(set) var committed = 0
-    /// Where another reader took over the rest of the document, and the state it assumed there;
-    /// `nil` when the reader reads to the end.
-    private(set) var handover: DocumentSplit?
-    /// Whether the reader stopped at ``handover``: its contents end there.
-    private(set) var handedOver = false
-    /// Whether the reader went past its handover point in another state: it then reads on to the
-    /// end alone, and takes no other handover point.
-    private(set) var passedHandover = false
 
     /// A reader; with `snapshot`, the windows given to ``consume(_:origin:isFinal:)`` are that
-    /// file's bytes at their origins, and secrets are kept as places in it. With `handover`, it
-    /// stops where it finds the document in the state `handover` describes.
-    init(snapshot: CacheFileSnapshot? = nil, handover: DocumentSplit? = nil) {
+    /// file's bytes at their origins, and secrets are kept as places in it.
+    init(snapshot: CacheFileSnapshot? = nil) {
         self.snapshot = snapshot
-        self.handover = handover
-    }
-
-    /// A reader of the document from `split`, assuming the document is in the state `split`
-    /// describes there (checked by the reader of the part before it); to the end, or, with
-    /// `handover`, to where it finds the document in that split's state.
-    init(snapshot: CacheFileSnapshot?, resumingAt split: DocumentSplit, handover: DocumentSplit? = nil) {
-        self.snapshot = snapshot
-        state = .section(split.section, first: false)
-        committed = split.offset
-        self.handover = handover
-    }
-
-    /// Makes the reader stop at `split` instead, which must come after everything it has read and
-    /// not after its handover point (if it has one). Returns `false` (and changes nothing)
-    /// otherwise, or when the reader already went past a handover point in another state.
-    mutating func moveHandover(to split: DocumentSplit) -> Bool {
-        guard !handedOver, !passedHandover, split.offset > committed, split.offset <= handover?.offset ?? .max else {
-            return false
-        }
-        handover = split
-        return true
     }
 
     /// The contents read so far, moved out of the reader (which is left empty), so that they are
@@ -72,14 +39,8 @@ struct CacheDocumentReader {
         return false
     }
 
-    /// Whether the reader is in `split`'s state, with everything before `split.offset` read.
-    private func isAt(_ split: DocumentSplit) -> Bool {
-        guard committed == split.offset, case .section(let section, first: false) = state else { return false }
-        return section == split.section
-    }
-
     /// Runs steps over `window` (whose first byte is at document offset `origin`) until the
-    /// document ends, the window runs out, or the reader reaches its handover point. Returns the window offset of the first unconsumed
+    /// document ends or the window runs out. Returns the window offset of the first unconsumed
     /// byte; throws only ``JSONScanError/malformed(_:offset:)``.
     mutating func consume(_ window: UnsafeRawBufferPointer, origin: Int, isFinal: Bool) throws(JSONScanError) -> Int {
         var cursor = JSONByteCursor(window, isFinal: isFinal, origin: origin)
@@ -88,15 +49,6 @@ struct CacheDocumentReader {
             do {
                 try step(&cursor)
                 stepStart = cursor.index
-                committed = origin + stepStart
-                if let split = handover, committed >= split.offset {
-                    if isAt(split) {
-                        handedOver = true
-                        return stepStart
-                    }
-                    handover = nil
-                    passedHandover = true
-                }
             } catch .needMore {
                 return stepStart
             }
@@ -109,6 +61,7 @@ struct CacheDocumentReader {
     private mutating func step(_ cursor: inout JSONByteCursor) throws(JSONScanError) {
         switch state {
         case .start:
+            if cursor.origin + cursor.index == 0 { try cursor.skipByteOrderMark() }
             try cursor.expect(UInt8(ascii: "{"), "'{' starting the cache document")
             state = .document(first: true)
         case .document(let first):
@@ -124,18 +77,27 @@ struct CacheDocumentReader {
             }
             let name = try cursor.scanString()
             try cursor.expect(UInt8(ascii: ":"), "':'")
-            if !name.escaped, let section = CacheSection.named(cursor, name.start, name.end),
-                try cursor.peek() == UInt8(ascii: "{")
-            {
+            // Sections are told apart by their decoded names (`"App\u004detadata"` is AppMetadata).
+            let section =
+                name.escaped
+                ? CacheSection.named(try cursor.makeString(name.start, name.end, escaped: true))
+                : CacheSection.named(cursor, name.start, name.end)
+            if let section, try cursor.peek() == UInt8(ascii: "{") {
                 cursor.index += 1
                 state = .section(section, first: true)
             } else {
-                let nameString = try cursor.makeString(name.start, name.end, escaped: name.escaped)
                 let value = try cursor.skipValue()
                 let raw = String(
                     decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
                     as: UTF8.self)
-                contents.unknownSections.append((nameString, raw))
+                if let section {
+                    // A known section that is not an object: kept as it is, written once.
+                    contents.unusableSections[section] = raw
+                    Log.warning("Token cache: the \(section.name) section is not a JSON object; it is kept unchanged.")
+                } else {
+                    let nameString = try cursor.makeString(name.start, name.end, escaped: name.escaped)
+                    contents.unknownSections.append((nameString, raw))
+                }
                 state = .document(first: false)
             }
         case .section(let section, let first):
@@ -159,19 +121,19 @@ struct CacheDocumentReader {
     private mutating func entry(_ section: CacheSection, _ cursor: inout JSONByteCursor) throws(JSONScanError) {
         let key = try cursor.scanString()
         try cursor.expect(UInt8(ascii: ":"), "':'")
+        guard try cursor.peek() == UInt8(ascii: "{") else {
+            _ = try cursor.skipValue()
+            try keep(section, key, cursor, reason: "the entry is not a JSON object")
+            return
+        }
         if section == .accountMetadata {
             let clientKey = try cursor.makeString(key.start, key.end, escaped: key.escaped)
             try readAccountMetadata(clientKey: clientKey, &cursor)
             return
         }
-        guard try cursor.peek() == UInt8(ascii: "{") else {
-            _ = try cursor.skipValue()
-            skip(section, reason: "the entry is not a JSON object")
-            return
-        }
         try cursor.readEntity(into: &fields, interner: &interner, snapshot: snapshot)
         if let invalid = fields.invalidField {
-            skip(section, reason: "the field \(invalid) has a value of the wrong type")
+            try keep(section, key, cursor, reason: "the field \(invalid) has a value of the wrong type")
             return
         }
         // The entry's bytes, when it is read from a file that later saves copy it from.
@@ -182,74 +144,61 @@ struct CacheDocumentReader {
         let missing: MissingField?
         switch section {
         case .accessToken:
-            missing = Self.take(&fields, into: &contents.accessTokens, key, entry, snapshot, cursor) {
-                $0.takeAccessToken(into: &$1)
-            }
-            Self.digestLast(contents.accessTokens, missing, into: &contents.homeAccountDigests.accessTokens)
+            missing = Self.take(
+                &fields, into: &contents.accessTokens, &contents.origins.accessTokens, key, entry, cursor
+            ) { $0.takeAccessToken(into: &$1) }
         case .refreshToken:
-            missing = Self.take(&fields, into: &contents.refreshTokens, key, entry, snapshot, cursor) {
-                $0.takeRefreshToken(into: &$1)
-            }
-            Self.digestLast(contents.refreshTokens, missing, into: &contents.homeAccountDigests.refreshTokens)
+            missing = Self.take(
+                &fields, into: &contents.refreshTokens, &contents.origins.refreshTokens, key, entry, cursor
+            ) { $0.takeRefreshToken(into: &$1) }
         case .idToken:
-            missing = Self.take(&fields, into: &contents.idTokens, key, entry, snapshot, cursor) {
+            missing = Self.take(&fields, into: &contents.idTokens, &contents.origins.idTokens, key, entry, cursor) {
                 $0.takeIdToken(into: &$1)
             }
-            Self.digestLast(contents.idTokens, missing, into: &contents.homeAccountDigests.idTokens)
         case .account:
-            missing = Self.take(&fields, into: &contents.accounts, key, entry, snapshot, cursor) {
+            missing = Self.take(&fields, into: &contents.accounts, &contents.origins.accounts, key, entry, cursor) {
                 $0.takeAccount(into: &$1)
             }
-            Self.digestLast(contents.accounts, missing, into: &contents.homeAccountDigests.accounts)
         case .appMetadata:
-            missing = Self.take(&fields, into: &contents.appMetadata, key, entry, snapshot, cursor) {
-                $0.takeAppMetadata(into: &$1)
-            }
+            missing = Self.take(
+                &fields, into: &contents.appMetadata, &contents.origins.appMetadata, key, entry, cursor
+            ) { $0.takeAppMetadata(into: &$1) }
         case .accountMetadata:
             missing = nil
         }
-        if let missing { skip(section, reason: "it has no \(missing.name)") }
+        if let missing { try keep(section, key, cursor, reason: "it has no \(missing.name)") }
     }
 
     /// Moves the entity out of `fields` into `entities` with `take` (which returns the required
-    /// field it lacks instead), then checks its key in place. Static, with the reader's fields
-    /// and array passed separately, so that nothing copies the reader or the entity.
+    /// field it lacks instead), checks its key in place, and appends its origin (where its entry
+    /// `entry` and its secret are in the file) to `origins`. Static, with the reader's fields and
+    /// arrays passed separately, so that nothing copies the reader or the entity.
     private static func take<Entity: CacheEntity>(
-        _ fields: inout CacheEntityFields, into entities: inout [Entity],
-        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ snapshot: CacheFileSnapshot?,
-        _ cursor: JSONByteCursor,
+        _ fields: inout CacheEntityFields, into entities: inout [Entity], _ origins: inout [EntryOrigin],
+        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ cursor: JSONByteCursor,
         _ take: (inout CacheEntityFields, inout [Entity]) -> MissingField?
     ) -> MissingField? {
+        let secret = fields.secretSpan
         if let missing = take(&fields, &entities) { return missing }
         let last = entities.count - 1
         rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
-        if let entry { rememberPlace(of: &entities[last], entry, in: snapshot, cursor) }
+        origins.pad(to: last)
+        origins.append(EntryOrigin(entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret))
         return nil
     }
 
-    /// Appends the digest of the last entity's home account id, unless the entry was skipped.
-    private static func digestLast<Entity: CacheAccountEntity>(
-        _ entities: [Entity], _ missing: MissingField?, into digests: inout [UInt64]
-    ) {
-        guard missing == nil, let last = entities.indices.last else { return }
-        digests.append(AccountBuckets.digest(of: entities[last].homeAccountId))
-    }
-
-    /// Remembers where `entity`'s entry (the window's bytes `entry`) is in the file, so that a save
-    /// copies it from there while the entity is unchanged.
-    private static func rememberPlace<Entity: CacheEntity>(
-        of entity: inout Entity, _ entry: Range<Int>, in snapshot: CacheFileSnapshot?, _ cursor: JSONByteCursor
-    ) {
-        guard entry.count <= Int32.max, let snapshot else { return }
+    /// The place of the entry (the window's bytes `entry`) in the file, so that a save copies it
+    /// from there while the entity is unchanged.
+    private static func place(of entry: Range<Int>, secret: SecretSpan?, _ cursor: JSONByteCursor) -> EntryPlace? {
+        guard entry.count <= Int32.max else { return nil }
         let bytes = UnsafeBufferPointer(start: cursor.base + entry.lowerBound, count: entry.count)
-        let secret = entity.secretSpan(in: snapshot).map { range in
-            let start = range.offset - cursor.origin - entry.lowerBound
-            return start..<(start + Int(range.length))
+        let inside = secret.map { span in
+            let start = span.offset - cursor.origin - entry.lowerBound
+            return start..<(start + Int(span.length))
         }
-        entity.source = CacheEntrySource(
-            CacheEntrySource.Place(
-                offset: cursor.origin + entry.lowerBound, check: CacheEntrySource.check(bytes, secret: secret),
-                length: Int32(entry.count)))
+        return EntryPlace(
+            offset: cursor.origin + entry.lowerBound, check: EntryPlace.check(bytes, secret: inside),
+            length: Int32(entry.count))
     }
 
     /// Remembers the key `entity` was read under when it differs from the one we write.
@@ -266,6 +215,22 @@ struct CacheDocumentReader {
         }
     }
 
+    /// Keeps the entry that ends at the cursor, whose key is `key`, byte for byte: this library
+    /// cannot model it (another program's shape, or damaged), so it is never returned by a query,
+    /// and every save writes it back as it is.
+    private mutating func keep(
+        _ section: CacheSection, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
+        reason: String
+    ) throws(JSONScanError) {
+        let start = key.start - 1
+        let raw = String(
+            decoding: UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start), as: UTF8.self)
+        let name = try cursor.makeString(key.start, key.end, escaped: key.escaped)
+        contents.keptEntries[section, default: []].append(KeptEntry(key: name, raw: raw))
+        contents.skipped["\(section.name)", default: 0] += 1
+        Log.info("Token cache: a \(section.name) entry it cannot read is kept unchanged: \(reason).")
+    }
+
     private mutating func skip(_ section: CacheSection, reason: String) {
         contents.skipped["\(section.name)", default: 0] += 1
         Log.warning("Token cache: skipped a malformed \(section.name) entry: \(reason).")
@@ -280,6 +245,7 @@ struct CacheDocumentReader {
         cursor.index += 1
         var clientId = clientKey
         var records: [CacheAccountMetadata] = []
+        var keptRecords: [KeptEntry] = []
         var unknown = UnknownFields.none
         if try cursor.peek() == UInt8(ascii: "}") {
             cursor.index += 1
@@ -298,14 +264,21 @@ struct CacheDocumentReader {
                     cursor.index += 1
                 } else {
                     repeat {
-                        let homeAccountId = try cursor.string()
+                        let key = try cursor.scanString()
+                        let homeAccountId = try cursor.makeString(key.start, key.end, escaped: key.escaped)
                         try cursor.expect(UInt8(ascii: ":"), "':'")
                         let value = try cursor.skipValue()
                         let raw = UnsafeRawBufferPointer(start: cursor.base + value.lowerBound, count: value.count)
                         if let record = Self.accountMetadataRecord(raw, homeAccountId: homeAccountId) {
                             records.append(record)
                         } else {
-                            skip(.accountMetadata, reason: "a record is not an object of strings")
+                            // Kept byte for byte, as the entries of the other sections.
+                            let member = String(
+                                decoding: UnsafeBufferPointer(
+                                    start: cursor.base + key.start - 1, count: value.upperBound - key.start + 1),
+                                as: UTF8.self)
+                            keptRecords.append(KeptEntry(key: homeAccountId, raw: member))
+                            contents.skipped["AccountMetadata", default: 0] += 1
                         }
                     } while try cursor.separator(close: UInt8(ascii: "}"))
                 }
@@ -325,6 +298,7 @@ struct CacheDocumentReader {
         for index in records.indices { records[index].clientId = clientId }
         contents.accountMetadata.append(contentsOf: records)
         if !unknown.isEmpty { contents.accountMetadataUnknown[clientId] = unknown }
+        if !keptRecords.isEmpty { contents.accountMetadataKept[clientId, default: []] += keptRecords }
     }
 
     /// A record of `account_metadata_map` (small; read with the general JSON parser).
@@ -360,33 +334,11 @@ struct CacheDocumentReader {
 protocol CacheEntity: Sendable {
     var originalKey: String? { get set }
     var unknown: UnknownFields { get }
-    var source: CacheEntrySource { get set }
-    /// Where the token's secret is in `file` (or a duplicate of it), when it is held so.
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan?
     func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
-}
-
-extension CacheEntity where Self: CacheSecretHolder {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? {
-        guard case .file(let range) = secretValue.storage, range.file.isSameFile(as: file) else { return nil }
-        return SecretSpan(offset: range.offset, length: range.length, escaped: range.escaped, check: range.check)
-    }
-}
-
-/// A secret's place in a known file: a ``CacheFileRange`` without its file.
-struct SecretSpan {
-    var offset: Int
-    var length: Int32
-    var escaped: Bool
-    var check: UInt64
 }
 
 extension CacheAccessToken: CacheEntity {}
 extension CacheRefreshToken: CacheEntity {}
 extension CacheIdToken: CacheEntity {}
-extension CacheAccount: CacheEntity {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
-}
-extension CacheAppMetadata: CacheEntity {
-    func secretSpan(in file: CacheFileSnapshot) -> SecretSpan? { nil }
-}
+extension CacheAccount: CacheEntity {}
+extension CacheAppMetadata: CacheEntity {}

@@ -3,7 +3,7 @@
 /// original key), string timestamps, each entry's unknown fields after its known ones, then
 /// `AccountMetadata` and the unknown sections unchanged. One entry per line.
 ///
-/// An entity unchanged since it was read or saved (``CacheEntrySource``) is copied as its entry
+/// An entity unchanged since it was read or saved (``EntryOrigin``) is copied as its entry
 /// is in ``CacheContents/sourceFile``, once the copy is checked: no field is encoded again, and
 /// the file keeps exactly what it held (another library's layout and number formats included).
 enum CacheDocumentWriter {
@@ -16,55 +16,26 @@ enum CacheDocumentWriter {
         var appMetadata: [EntryPlacement] = []
         /// How many entries were copied rather than written field by field (for tests and logs).
         var copied = 0
-        /// How many writers wrote the document (for tests and logs).
-        var parts = 1
-
-        /// Appends the placements of the part of the document after the one these are of.
-        mutating func append(_ later: Placements) {
-            accessTokens += later.accessTokens
-            refreshTokens += later.refreshTokens
-            idTokens += later.idTokens
-            accounts += later.accounts
-            appMetadata += later.appMetadata
-            copied += later.copied
-            parts += later.parts
-        }
     }
 
-    /// A place in the document between two entities of its five entity sections (access tokens,
-    /// refresh tokens, id tokens, accounts, app metadata): before entity `index` of `section`.
-    /// ``end`` is after all of them; the account metadata and the unknown sections follow it.
-    struct Cursor: Comparable, Sendable {
-        var section: Int
-        var index: Int
-
-        static let start = Cursor(section: 0, index: 0)
-        static let end = Cursor(section: 5, index: 0)
-
-        static func < (lhs: Cursor, rhs: Cursor) -> Bool {
-            (lhs.section, lhs.index) < (rhs.section, rhs.index)
-        }
-    }
-
-    /// Writes the document, or the part of it between two cursors (``Cursor/start`` and
-    /// ``Cursor/end`` for the whole; the first part starts with `{`, the last one ends the
-    /// document). Secrets held as places in a file are copied through `copier`; check its
-    /// ``CacheSecretCopier/failed`` before using the output. With `placing`, the placements say
-    /// where every entry of the part went (``TokenStore/place(in:_:)``); without, only
-    /// ``Placements/copied`` is counted.
+    /// Writes the document. Secrets the store keeps as places in the source file are copied
+    /// through `copier`; check its ``CacheSecretCopier/failed`` before using the output. With
+    /// `placing`, the placements say where every entry went (``TokenStore/place(in:_:)``);
+    /// without, only ``Placements/copied`` is counted.
     @discardableResult
     static func write(
-        _ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier, placing: Bool = true,
-        part: Range<Cursor> = Cursor.start..<Cursor.end
+        _ contents: CacheContents, to output: ByteOutput, copier: CacheSecretCopier, placing: Bool = true
     ) -> Placements {
         var placements = Placements()
         var writer = SectionWriter(
-            output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing, part: part)
-        if part.lowerBound == .start { output.append("{") }
-        placements.accessTokens = writer.section(0, "AccessToken", contents.accessTokens) { token, output, copier in
+            output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing,
+            keptEntries: contents.keptEntries, unusableSections: contents.unusableSections)
+        output.append("{")
+        placements.accessTokens = writer.section(.accessToken, contents.accessTokens, contents.origins.accessTokens) {
+            token, kept, output, copier in
             var first = true
             output.member("credential_type", "AccessToken", first: &first)
-            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
+            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -77,10 +48,12 @@ enum CacheDocumentWriter {
             output.member("refresh_on", timestamp: token.refreshOn, first: &first)
             return secret
         }
-        placements.refreshTokens = writer.section(1, "RefreshToken", contents.refreshTokens) { token, output, copier in
+        placements.refreshTokens = writer.section(
+            .refreshToken, contents.refreshTokens, contents.origins.refreshTokens
+        ) { token, kept, output, copier in
             var first = true
             output.member("credential_type", "RefreshToken", first: &first)
-            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
+            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("client_id", token.clientId, first: &first)
@@ -90,17 +63,19 @@ enum CacheDocumentWriter {
             output.member("family_id", token.familyId, first: &first)
             return secret
         }
-        placements.idTokens = writer.section(2, "IdToken", contents.idTokens) { token, output, copier in
+        placements.idTokens = writer.section(.idToken, contents.idTokens, contents.origins.idTokens) {
+            token, kept, output, copier in
             var first = true
             output.member("credential_type", "IdToken", first: &first)
-            let secret = output.secretMember(token.secretValue, copier: copier, first: &first)
+            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
             output.member("home_account_id", token.homeAccountId, first: &first)
             output.member("environment", token.environment, first: &first)
             output.member("realm", token.realm, first: &first)
             output.member("client_id", token.clientId, first: &first)
             return secret
         }
-        placements.accounts = writer.section(3, "Account", contents.accounts) { account, output, _ in
+        placements.accounts = writer.section(.account, contents.accounts, contents.origins.accounts) {
+            account, _, output, _ in
             var first = true
             output.member("home_account_id", account.homeAccountId, first: &first)
             output.member("environment", account.environment, first: &first)
@@ -115,7 +90,8 @@ enum CacheDocumentWriter {
             output.member("middle_name", account.middleName, first: &first)
             return nil
         }
-        placements.appMetadata = writer.section(4, "AppMetadata", contents.appMetadata) { metadata, output, _ in
+        placements.appMetadata = writer.section(.appMetadata, contents.appMetadata, contents.origins.appMetadata) {
+            metadata, _, output, _ in
             var first = true
             output.member("client_id", metadata.clientId, first: &first)
             output.member("environment", metadata.environment, first: &first)
@@ -123,12 +99,21 @@ enum CacheDocumentWriter {
             return nil
         }
         placements.copied = writer.copied
-        guard part.upperBound == .end else { return placements }
-        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty {
+        let keptMetadata = contents.keptEntries[.accountMetadata] ?? []
+        if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty || !keptMetadata.isEmpty
+            || !contents.accountMetadataKept.isEmpty
+        {
             output.append(",")
             writeAccountMetadata(contents, output)
+        } else if let unusable = contents.unusableSections[.accountMetadata] {
+            output.append(",\n\"AccountMetadata\":")
+            output.appendRaw(unusable)
         }
-        for (name, rawValue) in contents.unknownSections {
+        // Each member name once: a section of ours is never also written as an unknown one, and
+        // of an unknown section named twice only the last value counts (as JSON readers take it).
+        let sections = contents.unknownSections
+        for (index, (name, rawValue)) in sections.enumerated()
+        where CacheSection.named(name) == nil && !sections[(index + 1)...].contains(where: { $0.name == name }) {
             output.append(",\n")
             output.appendQuoted(name)
             output.append(":")
@@ -138,43 +123,6 @@ enum CacheDocumentWriter {
         return placements
     }
 
-    /// Where to split the document between two writers: before the entity at about the middle of
-    /// the bytes of the entries to be copied; `nil` when those are fewer than `minimumBytes`.
-    static func splitPoint(_ contents: CacheContents, minimumBytes: Int) -> Cursor? {
-        guard contents.sourceFile != nil else { return nil }
-        // Walks the sections in document order with `visit(section, index, copied bytes)` until
-        // it returns `false`.
-        func walk(_ visit: (Int, Int, Int) -> Bool) {
-            func section<Entity: CacheEntity>(_ entities: [Entity], _ number: Int) -> Bool {
-                for index in entities.indices {
-                    guard visit(number, index, Int(entities[index].source.place?.length ?? 0)) else { return false }
-                }
-                return true
-            }
-            _ =
-                section(contents.accessTokens, 0) && section(contents.refreshTokens, 1)
-                && section(contents.idTokens, 2) && section(contents.accounts, 3) && section(contents.appMetadata, 4)
-        }
-        var total = 0
-        walk { _, _, bytes in
-            total += bytes
-            return true
-        }
-        guard total >= minimumBytes, total > 1 else { return nil }
-        var before = 0
-        var split: Cursor?
-        walk { section, index, bytes in
-            guard before < total / 2 else {
-                split = Cursor(section: section, index: index)
-                return false
-            }
-            before += bytes
-            return true
-        }
-        // Never at the start: the first part is the one that opens the document.
-        return split == .start ? nil : split
-    }
-
     private static func writeAccountMetadata(_ contents: CacheContents, _ output: ByteOutput) {
         var byClient: [String: [CacheAccountMetadata]] = [:]
         var clients: [String] = []
@@ -182,7 +130,8 @@ enum CacheDocumentWriter {
             if byClient[record.clientId] == nil { clients.append(record.clientId) }
             byClient[record.clientId, default: []].append(record)
         }
-        for client in contents.accountMetadataUnknown.keys.sorted() where byClient[client] == nil {
+        for client in Set(contents.accountMetadataUnknown.keys).union(contents.accountMetadataKept.keys).sorted()
+        where byClient[client] == nil {
             clients.append(client)
             byClient[client] = []
         }
@@ -214,12 +163,25 @@ enum CacheDocumentWriter {
                 }
                 output.append("}")
             }
+            let written = Set((byClient[client] ?? []).map(\.homeAccountId))
+            var firstRecord = byClient[client]?.isEmpty ?? true
+            for kept in contents.accountMetadataKept[client] ?? [] where !written.contains(kept.key) {
+                if !firstRecord { output.append(",") }
+                firstRecord = false
+                output.appendRaw(kept.raw)
+            }
             output.append("}")
             if let unknown = contents.accountMetadataUnknown[client], !unknown.isEmpty {
                 output.append(",")
                 output.appendRaw(unknown.raw)
             }
             output.append("}")
+        }
+        let written = Set(clients)
+        for (index, entry) in (contents.keptEntries[.accountMetadata] ?? []).enumerated()
+        where !written.contains(entry.key) {
+            output.append(clients.isEmpty && index == 0 ? "\n" : ",\n")
+            output.appendRaw(entry.raw)
         }
         output.append("}")
     }
@@ -232,49 +194,68 @@ private struct SectionWriter {
     let copier: CacheSecretCopier
     let sourceFile: CacheFileSnapshot?
     let placing: Bool
-    let part: Range<CacheDocumentWriter.Cursor>
+    let keptEntries: [CacheSection: [KeptEntry]]
+    let unusableSections: [CacheSection: String]
     var builder = CacheKeyBuilder()
     var copied = 0
 
     init(
         output: ByteOutput, copier: CacheSecretCopier, sourceFile: CacheFileSnapshot?, placing: Bool,
-        part: Range<CacheDocumentWriter.Cursor>
+        keptEntries: [CacheSection: [KeptEntry]], unusableSections: [CacheSection: String]
     ) {
         self.output = output
         self.copier = copier
         self.sourceFile = sourceFile
         self.placing = placing
-        self.part = part
+        self.keptEntries = keptEntries
+        self.unusableSections = unusableSections
     }
 
-    /// Writes what the part holds of section number `number`, `"name":{…}` (preceded by a comma
-    /// but for the first section); `body` writes an entity's members from the first one on and
-    /// returns where its secret went. Returns where each entry went when `placing`.
+    /// The key `entity` is written under: the one it was read under, or MSAL Python's.
+    private mutating func key<Entity: CacheEntity>(of entity: Entity) -> String {
+        if let key = entity.originalKey { return key }
+        entity.buildKey(&builder)
+        return String(decoding: builder.bytes, as: UTF8.self)
+    }
+
+    /// Writes `section`, `"name":{…}` (preceded by a comma but for the first section): the
+    /// entities, then the entries kept byte for byte, but for those whose key an entity is written
+    /// under (the entity is newer: ours replaces it, as MSAL Python replaces an entry by its key).
+    /// A section that was not an object is written back as it was while it has no entries. `body`
+    /// writes an entity's members from the first one on (with the place of its secret in the
+    /// source file, when the store keeps it there) and returns where its secret went. Returns
+    /// where each entry went when `placing`.
     mutating func section<Entity: CacheEntity>(
-        _ number: Int, _ name: StaticString, _ entities: [Entity],
-        _ body: (Entity, ByteOutput, CacheSecretCopier) -> SecretPlacement?
+        _ section: CacheSection, _ entities: [Entity], _ origins: [EntryOrigin],
+        _ body: (Entity, CacheFileRange?, ByteOutput, CacheSecretCopier) -> SecretPlacement?
     ) -> [EntryPlacement] {
-        let (lower, upper) = (part.lowerBound, part.upperBound)
-        // The section is in the part when it starts before the part's end and does not end
-        // before the part's start (a cursor is before an entity, or at a section's start).
-        guard lower.section <= number, number < upper.section || (number == upper.section && upper.index > 0) else {
-            return []
-        }
-        let first = lower.section == number ? lower.index : 0
-        let last = upper.section == number ? min(upper.index, entities.count) : entities.count
         var placements: [EntryPlacement] = []
-        if placing { placements.reserveCapacity(last - first) }
-        if first == 0 {
-            output.append(number == 0 ? "\n\"" : ",\n\"")
-            output.append(name)
-            output.append("\":{")
+        let kept = keptEntries[section] ?? []
+        output.append(section == .accessToken ? "\n\"" : ",\n\"")
+        output.append(section.name)
+        if entities.isEmpty && kept.isEmpty, let unusable = unusableSections[section] {
+            output.append("\":")
+            output.appendRaw(unusable)
+            return placements
         }
+        if unusableSections[section] != nil {
+            Log.warning(
+                "Token cache: the \(section.name) section, not a JSON object, is replaced by this library's entries.")
+        }
+        output.append("\":{")
+        if placing { placements.reserveCapacity(entities.count) }
+        let keptKeys = Set(kept.map(\.key))
+        var superseded = Set<String>()
         let file = sourceFile
-        for index in first..<last {
+        for index in entities.indices {
             output.append(index == 0 ? "\n" : ",\n")
-            if let file, let place = entities[index].source.place,
-                let placement = copier.copyEntry(
-                    place, secret: entities[index].secretSpan(in: file), from: file, into: output)
+            if !keptKeys.isEmpty {
+                let key = key(of: entities[index])
+                if keptKeys.contains(key) { superseded.insert(key) }
+            }
+            let origin = origins[originAt: index]
+            if let file, let place = origin.entry,
+                let placement = copier.copyEntry(place, secret: origin.secret, from: file, into: output)
             {
                 copied += 1
                 if placing { placements.append(placement) }
@@ -288,7 +269,9 @@ private struct SectionWriter {
                 builder.bytes.withUnsafeBufferPointer { output.appendQuoted($0) }
             }
             output.append(":{")
-            let secret = body(entities[index], output, copier)
+            let kept = file.flatMap { file in origin.secret.map { $0.range(in: file) } }
+            if origin.secret != nil && kept == nil { copier.recordFailure() }
+            let secret = body(entities[index], kept, output, copier)
             let unknown = entities[index].unknown
             if !unknown.isEmpty {
                 output.append(",")
@@ -297,7 +280,13 @@ private struct SectionWriter {
             output.append("}")
             if placing { placements.append(EntryPlacement(written: start, secret: secret, in: output)) }
         }
-        if number < upper.section { output.append("}") }
+        var first = entities.isEmpty
+        for entry in kept where !superseded.contains(entry.key) {
+            output.append(first ? "\n" : ",\n")
+            first = false
+            output.appendRaw(entry.raw)
+        }
+        output.append("}")
         return placements
     }
 }
@@ -305,10 +294,10 @@ private struct SectionWriter {
 /// Where an entry went in a document being written: its place, when its bytes could be checked
 /// (all of them still in the output's buffer), and its secret's.
 struct EntryPlacement {
-    var entry: CacheEntrySource.Place?
+    var entry: EntryPlace?
     var secret: SecretPlacement?
 
-    init(entry: CacheEntrySource.Place?, secret: SecretPlacement?) {
+    init(entry: EntryPlace?, secret: SecretPlacement?) {
         self.entry = entry
         self.secret = secret
     }
@@ -321,7 +310,7 @@ struct EntryPlacement {
         let excluded = secret.flatMap { secret in
             secret.isKeptInFile ? (secret.offset - start)..<(secret.offset - start + secret.length) : nil
         }
-        entry = CacheEntrySource.Place(
-            offset: start, check: CacheEntrySource.check(bytes, secret: excluded), length: Int32(length))
+        entry = EntryPlace(
+            offset: start, check: EntryPlace.check(bytes, secret: excluded), length: Int32(length))
     }
 }

@@ -13,8 +13,10 @@ struct CacheEntityFields {
     /// A known field had a value of the wrong type: the entity is skipped.
     var invalidField: String?
     var unknown = UnknownFields.none
-    /// `secret`, kept apart: it may be a place in the file rather than text.
-    var secret: CacheSecret?
+    /// `secret`, kept apart: its text, empty when it is kept as ``secretSpan``.
+    var secret: String?
+    /// Where `secret` is in the file, when it is kept there rather than as text.
+    var secretSpan: SecretSpan?
     /// Where the values that keys are made of lie in the window, for the key check.
     var keyFieldBytes = KeyFieldBytes()
 
@@ -43,6 +45,7 @@ struct CacheEntityFields {
         invalidField = nil
         unknown = .none
         secret = nil
+        secretSpan = nil
         keyFieldBytes = KeyFieldBytes()
     }
 
@@ -122,7 +125,7 @@ struct CacheEntityFields {
 
     /// Whether a secret whose JSON text is `length` bytes is kept as its place in the file (when
     /// read from one, and after a save): the one rule for both, which the entry checks rely on
-    /// (``CacheEntrySource/check(_:secret:)`` leaves out exactly the secrets kept so).
+    /// (``EntryPlace/check(_:secret:)`` leaves out exactly the secrets kept so).
     static func keepsInFile(secretLength length: Int) -> Bool {
         length >= smallestFileSecret && length <= Int32.max
     }
@@ -194,14 +197,15 @@ extension JSONByteCursor {
                 if byte == UInt8(ascii: "\""), field == .secret {
                     let value = try scanString()
                     let length = value.end - value.start
-                    if let snapshot, CacheEntityFields.keepsInFile(secretLength: length) {
+                    if snapshot != nil, CacheEntityFields.keepsInFile(secretLength: length) {
                         let bytes = UnsafeBufferPointer(start: base + value.start, count: length)
-                        fields.secret = CacheSecret(
-                            CacheFileRange(
-                                file: snapshot, offset: origin + value.start, length: Int32(length),
-                                escaped: value.escaped, check: CacheFileRange.check(bytes)))
+                        fields.secret = ""
+                        fields.secretSpan = SecretSpan(
+                            offset: origin + value.start, length: Int32(length), escaped: value.escaped,
+                            check: CacheFileRange.check(bytes))
                     } else {
-                        fields.secret = CacheSecret(try makeString(value.start, value.end, escaped: value.escaped))
+                        fields.secret = try makeString(value.start, value.end, escaped: value.escaped)
+                        fields.secretSpan = nil
                     }
                 } else if byte == UInt8(ascii: "\"") {
                     let value = try scanString()

@@ -1,4 +1,4 @@
-import Glibc
+import MSALNative
 
 /// Why a step of the cache document reader stopped.
 enum JSONScanError: Error {
@@ -94,6 +94,14 @@ struct JSONByteCursor {
         return base[index]
     }
 
+    /// Consumes a UTF-8 byte order mark (EF BB BF) at the cursor, if there is one: some editors
+    /// write one before the JSON, which is then no less a cache document.
+    mutating func skipByteOrderMark() throws(JSONScanError) {
+        guard index < count, base[index] == 0xEF else { return }
+        guard index + 3 <= count else { throw endReached() }
+        if base[index + 1] == 0xBB && base[index + 2] == 0xBF { index += 3 }
+    }
+
     /// Consumes `byte` after optional whitespace.
     mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
         guard try peek() == byte else { throw fail("expected \(what)") }
@@ -146,17 +154,21 @@ struct JSONByteCursor {
         var quote = -1
         while true {
             if quote < position {
-                guard position < count, let found = memchr(base + position, 0x22, count - position) else {
+                guard position < count,
+                    let found = ByteSearch.firstOffset(of: 0x22, in: base + position, count: count - position)
+                else {
                     throw endReached()
                 }
-                quote = UnsafeRawPointer(found) - raw
+                quote = position + found
             }
-            guard quote > position, let slash = memchr(base + position, 0x5C, quote - position) else {
+            guard quote > position,
+                let slash = ByteSearch.firstOffset(of: 0x5C, in: base + position, count: quote - position)
+            else {
                 index = quote + 1
                 return (start, quote, escaped)
             }
             escaped = true
-            position = UnsafeRawPointer(slash) - raw + 2
+            position = position + slash + 2
             guard position <= count else { throw endReached() }
         }
     }

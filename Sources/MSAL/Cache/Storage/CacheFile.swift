@@ -162,8 +162,11 @@ struct CacheFile: Sendable {
         }
         let moved = (try? FileSystem.rename(target, to: target + suffix)) != nil
         let outcome = moved ? "It was moved to" : "It could not be moved to"
+        // The new file's name in clear (the folder is personal data): a user finds it by it.
+        let folder = FileSystem.folder(of: target)
+        let newName = FileSystem.name(of: target) + suffix
         Log.warning(
-            "Token cache: \(pii: path) is not a valid cache document (\(reason)). \(outcome) \(pii: target)\(suffix); continuing with an empty cache."
+            "Token cache: \(pii: path) is not a valid cache document (\(reason)). \(outcome) \(newName) in \(pii: folder); continuing with an empty cache."
         )
         return CacheQuarantine(path: path, movedTo: moved ? target + suffix : nil, reason: reason)
     }

@@ -84,7 +84,7 @@ final class CacheFileSnapshot: Sendable {
 }
 
 /// Copies secrets held as file ranges, and entries unchanged since they were read
-/// (``CacheEntrySource``), into a document being written, checking each, reading the old file
+/// (``EntryOrigin``), into a document being written, checking each, reading the old file
 /// forward through one window (the entities of a section are in file order), so a save does not
 /// make a system call per secret nor map the file.
 final class CacheSecretCopier {
@@ -105,6 +105,11 @@ final class CacheSecretCopier {
         window.deallocate()
     }
 
+    /// Records that a secret could not be copied: the document must not be used.
+    func recordFailure() {
+        failed = true
+    }
+
     /// Calls `body` with the checked JSON text of `range` (without quotes), or records a failure.
     func withText(_ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         withBytes(range.file, from: range.offset - 1, count: Int(range.length) + 2) { bytes in
@@ -117,7 +122,7 @@ final class CacheSecretCopier {
     /// secret in `file`); returns where the entry and its secret went, or `nil` (nothing
     /// appended) when the entry is to be written from its fields.
     func copyEntry(
-        _ place: CacheEntrySource.Place, secret: SecretSpan?, from file: CacheFileSnapshot, into output: ByteOutput
+        _ place: EntryPlace, secret: SecretSpan?, from file: CacheFileSnapshot, into output: ByteOutput
     ) -> EntryPlacement? {
         let length = Int(place.length)
         guard length >= 2 else { return nil }
@@ -134,7 +139,7 @@ final class CacheSecretCopier {
         }
         return withBytes(file, from: place.offset, count: length) { bytes -> EntryPlacement? in
             guard bytes.count == length, bytes[0] == UInt8(ascii: "\""), bytes[length - 1] == UInt8(ascii: "}"),
-                CacheEntrySource.check(bytes, secret: inside) == place.check
+                EntryPlace.check(bytes, secret: inside) == place.check
             else { return nil }
             var secretPlacement: SecretPlacement?
             if let inside, let secret {
@@ -147,7 +152,7 @@ final class CacheSecretCopier {
             let offset = output.position
             output.append(bytes)
             return EntryPlacement(
-                entry: CacheEntrySource.Place(offset: offset, check: place.check, length: place.length),
+                entry: EntryPlace(offset: offset, check: place.check, length: place.length),
                 secret: secretPlacement)
         }
     }

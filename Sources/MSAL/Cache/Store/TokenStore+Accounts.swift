@@ -112,10 +112,12 @@ extension TokenStore {
                 homeAccountId: homeAccountId, environments: [record.environment], realm: record.realm,
                 clientId: clientId)
             let any =
-                own
-                ?? refs(homeAccountId).lazy.filter { $0.kind == .idToken }.map { contents.idTokens[Int($0.slot)] }
-                .first { $0.environment == record.environment && $0.realm == record.realm }
-            profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: any?.secret))
+                own?.secret
+                ?? refs(homeAccountId).first { ref in
+                    ref.kind == .idToken && contents.idTokens[Int(ref.slot)].environment == record.environment
+                        && contents.idTokens[Int(ref.slot)].realm == record.realm
+                }.flatMap { secret(.idToken, Int($0.slot)) }
+            profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: any))
         }
         let primary = profiles.first(where: \.isHomeTenant) ?? profiles[0]
         return CachedAccountSummary(

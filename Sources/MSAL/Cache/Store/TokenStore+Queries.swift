@@ -13,7 +13,7 @@ extension TokenStore {
         accessTokenIndex(
             homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId, scopes: scopes,
             tokenType: tokenType
-        ).flatMap { contents.accessTokens[$0].withSecretInMemory() }
+        ).flatMap { accessToken(at: $0) }
     }
 
     /// Where in ``CacheContents/accessTokens`` the token ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)``
@@ -24,28 +24,31 @@ extension TokenStore {
     ) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         let wantedType = tokenType.map { CacheScopes.normalizedTokenType($0) }
-        // Candidates are compared where they are stored, not copied out (a copy retains and
-        // releases every field).
-        return contents.accessTokens.withUnsafeBufferPointer { tokens -> Int? in
-            for environment in environments {
-                var best: Int?
-                for ref in bucket.refs where ref.kind == .accessToken {
-                    let slot = Int(ref.slot)
-                    guard tokens[slot].environment == environment, tokens[slot].clientId == clientId,
-                        tokens[slot].realm == realm, CacheScopes.target(tokens[slot].target, contains: scopes)
-                    else { continue }
-                    if let wantedType, CacheScopes.normalizedTokenType(tokens[slot].tokenType) != wantedType {
-                        continue
-                    }
-                    if let current = best, (tokens[slot].expiresOn ?? 0) <= (tokens[current].expiresOn ?? 0) {
-                        continue
-                    }
-                    best = slot
+        // Candidates are compared where they are stored (a field at a time), not copied out (a
+        // copy retains and releases every field).
+        for environment in environments {
+            var best: Int?
+            for ref in bucket.refs where ref.kind == .accessToken {
+                let slot = Int(ref.slot)
+                guard contents.accessTokens[slot].environment == environment,
+                    contents.accessTokens[slot].clientId == clientId, contents.accessTokens[slot].realm == realm,
+                    CacheScopes.target(contents.accessTokens[slot].target, contains: scopes)
+                else { continue }
+                if let wantedType,
+                    CacheScopes.normalizedTokenType(contents.accessTokens[slot].tokenType) != wantedType
+                {
+                    continue
                 }
-                if let best { return best }
+                if let current = best,
+                    (contents.accessTokens[slot].expiresOn ?? 0) <= (contents.accessTokens[current].expiresOn ?? 0)
+                {
+                    continue
+                }
+                best = slot
             }
-            return nil
+            if let best { return best }
         }
+        return nil
     }
 
     /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
@@ -70,45 +73,48 @@ extension TokenStore {
     ) -> CacheRefreshToken? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         for environment in environments {
-            var best: CacheRefreshToken?
+            var best: Int?
             for ref in bucket.refs where ref.kind == .refreshToken {
-                let token = contents.refreshTokens[Int(ref.slot)]
+                let slot = Int(ref.slot)
+                let token = contents.refreshTokens[slot]
                 guard token.environment == environment, matches(token) else { continue }
-                if best == nil || token.modificationSeconds > best!.modificationSeconds { best = token }
+                if let current = best, token.modificationSeconds <= contents.refreshTokens[current].modificationSeconds
+                {
+                    continue
+                }
+                best = slot
             }
-            if let best { return best.withSecretInMemory() }
+            if let best { return refreshToken(at: best) }
         }
         return nil
     }
 
     func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> CacheIdToken? {
         idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { contents.idTokens[$0].withSecretInMemory() }
+            .flatMap { idToken(at: $0) }
     }
 
     /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``, read where the
     /// entry is stored (not copied out).
     func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
         idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { contents.idTokens[$0].secretValue.resolved }
+            .flatMap { secret(.idToken, $0) }
     }
 
     /// Where in ``CacheContents/idTokens`` the account's id token for the realm and client is.
     private func idTokenIndex(homeAccountId: String, environments: [String], realm: String, clientId: String) -> Int? {
         guard let bucket = buckets[homeAccountId] else { return nil }
-        return contents.idTokens.withUnsafeBufferPointer { tokens -> Int? in
-            for environment in environments {
-                for ref in bucket.refs where ref.kind == .idToken {
-                    let slot = Int(ref.slot)
-                    if tokens[slot].environment == environment && tokens[slot].realm == realm
-                        && tokens[slot].clientId == clientId
-                    {
-                        return slot
-                    }
+        for environment in environments {
+            for ref in bucket.refs where ref.kind == .idToken {
+                let slot = Int(ref.slot)
+                if contents.idTokens[slot].environment == environment && contents.idTokens[slot].realm == realm
+                    && contents.idTokens[slot].clientId == clientId
+                {
+                    return slot
                 }
             }
-            return nil
         }
+        return nil
     }
 
     func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
@@ -149,26 +155,5 @@ extension TokenStore {
 
     func signInState(clientId: String, homeAccountId: String) -> SignInState {
         accountMetadata(clientId: clientId, homeAccountId: homeAccountId)?.signInState ?? .unknown
-    }
-}
-
-/// The tokens, whose secret may be a place in the cache file (``CacheSecret``).
-protocol CacheSecretHolder {
-    var secretValue: CacheSecret { get set }
-}
-
-extension CacheAccessToken: CacheSecretHolder {}
-extension CacheRefreshToken: CacheSecretHolder {}
-extension CacheIdToken: CacheSecretHolder {}
-
-extension CacheSecretHolder {
-    /// A copy holding its secret in memory, as queries return tokens (so callers read it without
-    /// I/O), or `nil` when the file no longer holds it (a cache miss).
-    func withSecretInMemory() -> Self? {
-        guard case .file = secretValue.storage else { return self }
-        guard let text = secretValue.resolved else { return nil }
-        var copy = self
-        copy.secretValue = CacheSecret(text)
-        return copy
     }
 }

@@ -84,7 +84,8 @@ extension TokenStore {
         let matches = refs(homeAccountId).filter { ref in
             guard ref.kind == .refreshToken else { return false }
             let token = contents.refreshTokens[Int(ref.slot)]
-            return token.environment == environment && token.clientId == clientId && token.secret == secret
+            return token.environment == environment && token.clientId == clientId
+                && self.secret(.refreshToken, Int(ref.slot)) == secret
         }
         for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         return !matches.isEmpty
@@ -95,7 +96,7 @@ extension TokenStore {
         let matches = refs(token.homeAccountId).filter { ref in
             guard ref.kind == .accessToken else { return false }
             let other = contents.accessTokens[Int(ref.slot)]
-            return other.secret == token.secret && other.environment == token.environment
+            return secret(.accessToken, Int(ref.slot)) == token.secret && other.environment == token.environment
                 && other.clientId == token.clientId
         }
         for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }

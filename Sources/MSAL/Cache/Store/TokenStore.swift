@@ -1,12 +1,18 @@
 import Foundation
 
-/// The in-memory token cache: the entities in document order plus the indexes that make the
+/// The in-memory token cache: the entities in document order, what the store knows of their
+/// places in the cache file beside them (``CacheContents/origins``), and the indexes that make the
 /// silent path cost the same with one account or a hundred thousand.
 ///
-/// Every credential and account record is reachable from its home account's bucket (a short
-/// list per account), so a lookup is one hash of the home account id and a scan of that
-/// account's few entries. App metadata and account metadata have their own hash indexes.
-/// Removal swaps the last entry into the hole, so it is O(1) too.
+/// Every credential and account record is reachable from its home account's bucket (a plain
+/// `Dictionary` from home account id to the account's few entity references), so a lookup is
+/// one hash of the home account id and a scan of that account's entries. App metadata and
+/// account metadata have their own dictionaries. Removal swaps the last entry into the hole, so
+/// it is O(1) too.
+///
+/// A token's secret may be kept as its place in the cache file rather than in memory (its
+/// entity's `secret` is then empty): read tokens through the store's queries and the
+/// `…(at:)` accessors, which resolve it.
 ///
 /// A value type without locking: ``TokenCache`` guards it.
 struct TokenStore: Sendable {
@@ -37,11 +43,12 @@ struct TokenStore: Sendable {
     }
 
     private(set) var contents: CacheContents
-    private(set) var buckets = AccountBuckets()
-    private var appIndex: [AppKey: Int] = [:]
+    /// Home account id → the account's bucket.
+    private(set) var buckets: [String: Bucket] = [:]
+    fileprivate var appIndex: [AppKey: Int] = [:]
     private var metadataIndex: [MetadataKey: Int] = [:]
     /// Lowercased username → home account ids; built on first use.
-    private var usernameIndex: [String: [String]]?
+    fileprivate var usernameIndex: [String: [String]]?
 
     /// An empty cache.
     init() {
@@ -49,62 +56,60 @@ struct TokenStore: Sendable {
     }
 
     /// A cache holding `contents` (as read from a document): indexes the entities where they
-    /// are, and drops entries that duplicate another one's meaning (keeping the newer). With at
-    /// least `twoThreadsFrom` entities, the two halves of the buckets are built on two threads.
-    init(_ loaded: consuming CacheContents, twoThreadsFrom: Int = Self.indexTwoThreadsFrom) {
+    /// are, and drops entries that duplicate another one's meaning (keeping the newer).
+    init(_ loaded: consuming CacheContents) {
         let accountMetadata = loaded.accountMetadata
         loaded.accountMetadata = []
-        let digests = loaded.homeAccountDigests
-        loaded.homeAccountDigests = HomeAccountDigests()
         contents = consume loaded
-        let capacity = (contents.accounts.count + contents.refreshTokens.count / 4) / 2 + 16
-        let parallel = entityCount >= twoThreadsFrom
-        var halves: [ShardIndexer.Half] = []
-        // The arrays are moved out while their elements are indexed in place, and back after
-        // (swapped out: a copy of an array and an assignment of an empty one would leave, for a
-        // moment, two references to its buffer, and indexing in place would copy every entity).
-        var accessTokens: [CacheAccessToken] = []
-        var refreshTokens: [CacheRefreshToken] = []
-        var idTokens: [CacheIdToken] = []
-        var accounts: [CacheAccount] = []
-        swap(&accessTokens, &contents.accessTokens)
-        swap(&refreshTokens, &contents.refreshTokens)
-        swap(&idTokens, &contents.idTokens)
-        swap(&accounts, &contents.accounts)
-        accessTokens.withUnsafeMutableBufferPointer { accessTokens in
-            refreshTokens.withUnsafeMutableBufferPointer { refreshTokens in
-                idTokens.withUnsafeMutableBufferPointer { idTokens in
-                    accounts.withUnsafeMutableBufferPointer { accounts in
-                        let entities = LoadedEntities(
-                            accessTokens: accessTokens, refreshTokens: refreshTokens, idTokens: idTokens,
-                            accounts: accounts, digests: digests)
-                        defer { entities.deallocate() }
-                        if parallel {
-                            let (first, second) = alongside({
-                                ShardIndexer.index(entities, shard: 1, capacity: capacity)
-                            }) {
-                                ShardIndexer.index(entities, shard: 0, capacity: capacity)
-                            }
-                            halves = [first, second]
-                        } else {
-                            halves = (0..<2).map { ShardIndexer.index(entities, shard: $0, capacity: capacity) }
-                        }
-                    }
-                }
+        contents.origins.accessTokens.pad(to: contents.accessTokens.count)
+        contents.origins.refreshTokens.pad(to: contents.refreshTokens.count)
+        contents.origins.idTokens.pad(to: contents.idTokens.count)
+        contents.origins.accounts.pad(to: contents.accounts.count)
+        contents.origins.appMetadata.pad(to: contents.appMetadata.count)
+        buckets.reserveCapacity(contents.accounts.count + contents.refreshTokens.count / 4 + 16)
+        var losers = Set<EntityRef>()
+        for slot in contents.accessTokens.indices {
+            let existing = indexLoaded(.accessToken, slot, contents.accessTokens[slot].homeAccountId).first {
+                contents.accessTokens[$0].isSameSlot(as: contents.accessTokens[slot])
+                    && !losers.contains(EntityRef(kind: .accessToken, slot: Int32($0)))
+            }
+            if let existing {
+                let newer =
+                    (contents.accessTokens[slot].cachedAt ?? 0) >= (contents.accessTokens[existing].cachedAt ?? 0)
+                losers.insert(EntityRef(kind: .accessToken, slot: Int32(newer ? existing : slot)))
             }
         }
-        contents.accessTokens = accessTokens
-        contents.refreshTokens = refreshTokens
-        contents.idTokens = idTokens
-        contents.accounts = accounts
-        buckets = AccountBuckets(halves[0].buckets, halves[1].buckets)
-        let losers = halves[0].losers.union(halves[1].losers)
-        if parallel {
-            // Tens of thousands of strings: freed off the caller's path.
-            let replaced = (halves[0].replaced, halves[1].replaced)
-            DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
+        for slot in contents.refreshTokens.indices {
+            let existing = indexLoaded(.refreshToken, slot, contents.refreshTokens[slot].homeAccountId).first {
+                contents.refreshTokens[$0].environment == contents.refreshTokens[slot].environment
+                    && contents.refreshTokens[$0].clientId == contents.refreshTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .refreshToken, slot: Int32($0)))
+            }
+            if let existing {
+                let newer =
+                    contents.refreshTokens[slot].modificationSeconds
+                    >= contents.refreshTokens[existing].modificationSeconds
+                losers.insert(EntityRef(kind: .refreshToken, slot: Int32(newer ? existing : slot)))
+            }
         }
-        halves = []
+        for slot in contents.idTokens.indices {
+            let existing = indexLoaded(.idToken, slot, contents.idTokens[slot].homeAccountId).first {
+                contents.idTokens[$0].environment == contents.idTokens[slot].environment
+                    && contents.idTokens[$0].realm == contents.idTokens[slot].realm
+                    && contents.idTokens[$0].clientId == contents.idTokens[slot].clientId
+                    && !losers.contains(EntityRef(kind: .idToken, slot: Int32($0)))
+            }
+            if let existing { losers.insert(EntityRef(kind: .idToken, slot: Int32(existing))) }
+        }
+        for slot in contents.accounts.indices {
+            let existing = indexLoaded(.account, slot, contents.accounts[slot].homeAccountId).first {
+                contents.accounts[$0].environment == contents.accounts[slot].environment
+                    && contents.accounts[$0].realm == contents.accounts[slot].realm
+                    && !losers.contains(EntityRef(kind: .account, slot: Int32($0)))
+            }
+            if let existing { losers.insert(EntityRef(kind: .account, slot: Int32(existing))) }
+        }
+        // Highest slot first, so swapping the last entity in never moves a pending loser.
         for ref in losers.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         var duplicateMetadata: [Int] = []
         for index in contents.appMetadata.indices {
@@ -117,46 +122,152 @@ struct TokenStore: Sendable {
         for record in accountMetadata { upsert(record) }
     }
 
+    /// Links loaded entity `slot` of `kind` into the bucket of `id` (one lookup), giving the
+    /// entity the bucket's id string; returns the slots of the entities of `kind` that were
+    /// already in the bucket.
+    private mutating func indexLoaded(_ kind: Kind, _ slot: Int, _ id: String) -> [Int] {
+        let ref = EntityRef(kind: kind, slot: Int32(slot))
+        guard let position = buckets.index(forKey: id) else {
+            var refs = [ref]
+            refs.reserveCapacity(Self.bucketCapacity)
+            buckets[id] = Bucket(homeAccountId: id, refs: refs)
+            return []
+        }
+        let earlier = buckets.values[position].refs.compactMap { $0.kind == kind ? Int($0.slot) : nil }
+        buckets.values[position].refs.append(ref)
+        setHomeAccountId(buckets.values[position].homeAccountId, of: ref)
+        return earlier
+    }
+
+    /// Gives the entity at `ref` the shared id string (the same id: its origin stays valid).
+    private mutating func setHomeAccountId(_ shared: String, of ref: EntityRef) {
+        let slot = Int(ref.slot)
+        switch ref.kind {
+        case .accessToken: contents.accessTokens[slot].homeAccountId = shared
+        case .refreshToken: contents.refreshTokens[slot].homeAccountId = shared
+        case .idToken: contents.idTokens[slot].homeAccountId = shared
+        case .account: contents.accounts[slot].homeAccountId = shared
+        }
+    }
+
     /// After a save to `file`: the store reads its secrets from there and copies its entries from
-    /// there on the next save (``CacheEntrySource``), so it holds no secret text and no longer
-    /// keeps the previous file open. An entry whose bytes could not be checked while written is
-    /// written from its fields again next time.
+    /// there on the next save (``EntryOrigin``), so it holds no secret text and no longer keeps
+    /// the previous file open. An entry whose bytes could not be checked while written is written
+    /// from its fields again next time.
     mutating func place(in file: CacheFileSnapshot, _ placements: CacheDocumentWriter.Placements) {
-        func place<Entity: CacheEntity>(_ entities: inout [Entity], _ placed: [EntryPlacement]) {
-            guard placed.count == entities.count else {
-                for index in entities.indices { entities[index].source = CacheEntrySource() }
-                return
-            }
-            for index in entities.indices {
-                entities[index].source = CacheEntrySource(placed[index].entry)
-            }
+        let complete =
+            placements.accessTokens.count == contents.accessTokens.count
+            && placements.refreshTokens.count == contents.refreshTokens.count
+            && placements.idTokens.count == contents.idTokens.count
+            && placements.accounts.count == contents.accounts.count
+            && placements.appMetadata.count == contents.appMetadata.count
+        guard complete else {
+            // Not where the entities went: keep them in memory, with no place in any file.
+            forgetSourceFile()
+            return
         }
-        func placeSecrets<Token: CacheSecretHolder & CacheEntity>(_ tokens: inout [Token], _ placed: [EntryPlacement]) {
-            guard placed.count == tokens.count else { return place(&tokens, placed) }
-            for index in tokens.indices {
+        func origins(_ placed: [EntryPlacement], _ clear: (Int) -> Void) -> [EntryOrigin] {
+            placed.indices.map { index in
                 let placement = placed[index]
-                if let secret = placement.secret, secret.isKeptInFile {
-                    // Assigned first: a new secret value forgets the entry's place.
-                    tokens[index].secretValue = CacheSecret(
-                        CacheFileRange(
-                            file: file, offset: secret.offset, length: Int32(secret.length), escaped: secret.escaped,
-                            check: secret.check))
+                guard let secret = placement.secret, secret.isKeptInFile else {
+                    return EntryOrigin(entry: placement.entry, secret: nil)
                 }
-                tokens[index].source = CacheEntrySource(placement.entry)
+                clear(index)
+                return EntryOrigin(
+                    entry: placement.entry,
+                    secret: SecretSpan(
+                        offset: secret.offset, length: Int32(secret.length), escaped: secret.escaped,
+                        check: secret.check))
             }
         }
-        placeSecrets(&contents.accessTokens, placements.accessTokens)
-        placeSecrets(&contents.refreshTokens, placements.refreshTokens)
-        placeSecrets(&contents.idTokens, placements.idTokens)
-        place(&contents.accounts, placements.accounts)
-        place(&contents.appMetadata, placements.appMetadata)
+        contents.origins.accessTokens = origins(placements.accessTokens) { contents.accessTokens[$0].secret = "" }
+        contents.origins.refreshTokens = origins(placements.refreshTokens) { contents.refreshTokens[$0].secret = "" }
+        contents.origins.idTokens = origins(placements.idTokens) { contents.idTokens[$0].secret = "" }
+        contents.origins.accounts = origins(placements.accounts) { _ in }
+        contents.origins.appMetadata = origins(placements.appMetadata) { _ in }
         contents.sourceFile = file
     }
 
-    /// For tests: changes entities' fields in place. The indexes are not updated, so `body` must
-    /// not change what they are built from (home account ids, environments, realms, clients).
-    mutating func mutateForTests(_ body: (inout CacheContents) -> Void) {
-        body(&contents)
+    /// Reads every secret kept as a place into memory and forgets all places: the entities no
+    /// longer depend on ``CacheContents/sourceFile``. A secret the file no longer holds becomes
+    /// empty (logged by the snapshot).
+    mutating func forgetSourceFile() {
+        for slot in contents.accessTokens.indices where contents.origins.accessTokens[originAt: slot].secret != nil {
+            contents.accessTokens[slot].secret = secret(.accessToken, slot) ?? ""
+        }
+        for slot in contents.refreshTokens.indices where contents.origins.refreshTokens[originAt: slot].secret != nil {
+            contents.refreshTokens[slot].secret = secret(.refreshToken, slot) ?? ""
+        }
+        for slot in contents.idTokens.indices where contents.origins.idTokens[originAt: slot].secret != nil {
+            contents.idTokens[slot].secret = secret(.idToken, slot) ?? ""
+        }
+        contents.origins = CacheOrigins()
+        contents.origins.accessTokens.pad(to: contents.accessTokens.count)
+        contents.origins.refreshTokens.pad(to: contents.refreshTokens.count)
+        contents.origins.idTokens.pad(to: contents.idTokens.count)
+        contents.origins.accounts.pad(to: contents.accounts.count)
+        contents.origins.appMetadata.pad(to: contents.appMetadata.count)
+        contents.sourceFile = nil
+    }
+
+    // MARK: - Secrets
+
+    /// The secret of token `slot` of `kind`: the entity's, or read from the source file when the
+    /// store keeps it as a place there; `nil` when the file no longer holds it.
+    func secret(_ kind: Kind, _ slot: Int) -> String? {
+        let origin: EntryOrigin
+        let held: String
+        switch kind {
+        case .accessToken:
+            (origin, held) = (contents.origins.accessTokens[originAt: slot], contents.accessTokens[slot].secret)
+        case .refreshToken:
+            (origin, held) = (contents.origins.refreshTokens[originAt: slot], contents.refreshTokens[slot].secret)
+        case .idToken: (origin, held) = (contents.origins.idTokens[originAt: slot], contents.idTokens[slot].secret)
+        case .account: return nil
+        }
+        guard let span = origin.secret else { return held }
+        guard let file = contents.sourceFile else { return nil }
+        return file.text(of: span.range(in: file))
+    }
+
+    /// Whether the secret of token `slot` of `kind` is kept as a place in the source file.
+    func keepsSecretInFile(_ kind: Kind, _ slot: Int) -> Bool {
+        switch kind {
+        case .accessToken: contents.origins.accessTokens[originAt: slot].secret != nil
+        case .refreshToken: contents.origins.refreshTokens[originAt: slot].secret != nil
+        case .idToken: contents.origins.idTokens[originAt: slot].secret != nil
+        case .account: false
+        }
+    }
+
+    /// The access token at `index` of ``CacheContents/accessTokens`` with its secret in memory, or
+    /// `nil` when the file no longer holds the secret (a cache miss).
+    func accessToken(at index: Int) -> CacheAccessToken? {
+        guard let secret = secret(.accessToken, index) else { return nil }
+        var token = contents.accessTokens[index]
+        token.secret = secret
+        return token
+    }
+
+    /// The secret of the access token at `index`; `nil` when the file no longer holds it.
+    func accessTokenSecret(at index: Int) -> String? {
+        secret(.accessToken, index)
+    }
+
+    /// The refresh token at `index` with its secret in memory, or `nil` (see ``accessToken(at:)``).
+    func refreshToken(at index: Int) -> CacheRefreshToken? {
+        guard let secret = secret(.refreshToken, index) else { return nil }
+        var token = contents.refreshTokens[index]
+        token.secret = secret
+        return token
+    }
+
+    /// The id token at `index` with its secret in memory, or `nil` (see ``accessToken(at:)``).
+    func idToken(at index: Int) -> CacheIdToken? {
+        guard let secret = secret(.idToken, index) else { return nil }
+        var token = contents.idTokens[index]
+        token.secret = secret
+        return token
     }
 
     /// Counts of each kind, for tests and logs.
@@ -186,8 +297,11 @@ struct TokenStore: Sendable {
     }
 
     /// Adds `ref` to the bucket of `homeAccountId` and returns the bucket's shared id string.
-    private mutating func link(_ ref: EntityRef, _ homeAccountId: String) -> String {
-        if let shared = buckets.append(ref, toBucketOf: homeAccountId) { return shared }
+    fileprivate mutating func link(_ ref: EntityRef, _ homeAccountId: String) -> String {
+        if let position = buckets.index(forKey: homeAccountId) {
+            buckets.values[position].refs.append(ref)
+            return buckets.values[position].homeAccountId
+        }
         var refs = [ref]
         refs.reserveCapacity(Self.bucketCapacity)
         buckets[homeAccountId] = Bucket(homeAccountId: homeAccountId, refs: refs)
@@ -197,18 +311,17 @@ struct TokenStore: Sendable {
     /// Room made in a new bucket: an account's access, refresh and id tokens and its record.
     static let bucketCapacity = 4
 
-    /// Stores with this many entities or more are indexed on two threads when loaded.
-    static let indexTwoThreadsFrom = 4_000
-
-    private mutating func unlink(_ ref: EntityRef, _ homeAccountId: String) {
-        guard var bucket = buckets.removeValue(forKey: homeAccountId) else { return }
-        if let position = bucket.refs.firstIndex(of: ref) { bucket.refs.remove(at: position) }
-        if !bucket.refs.isEmpty { buckets[homeAccountId] = bucket }
+    fileprivate mutating func unlink(_ ref: EntityRef, _ homeAccountId: String) {
+        guard let position = buckets.index(forKey: homeAccountId) else { return }
+        buckets.values[position].refs.removeAll { $0 == ref }
+        if buckets.values[position].refs.isEmpty { buckets.remove(at: position) }
     }
 
     private mutating func relink(_ old: EntityRef, to new: EntityRef, _ homeAccountId: String) {
-        guard let position = buckets[homeAccountId]?.refs.firstIndex(of: old) else { return }
-        buckets[homeAccountId]!.refs[position] = new
+        guard let position = buckets.index(forKey: homeAccountId),
+            let index = buckets.values[position].refs.firstIndex(of: old)
+        else { return }
+        buckets.values[position].refs[index] = new
     }
 
     // MARK: - Insert and remove, by kind
@@ -223,12 +336,14 @@ struct TokenStore: Sendable {
             var replacement = token
             replacement.homeAccountId = contents.accessTokens[existing].homeAccountId
             contents.accessTokens[existing] = replacement
+            contents.origins.accessTokens[existing] = .none
             return
         }
         var token = token
         token.homeAccountId = link(
             EntityRef(kind: .accessToken, slot: Int32(contents.accessTokens.count)), token.homeAccountId)
         contents.accessTokens.append(token)
+        contents.origins.accessTokens.append(.none)
     }
 
     /// Inserts or replaces the refresh token of the same account, environment and client
@@ -256,6 +371,7 @@ struct TokenStore: Sendable {
         token.homeAccountId = link(
             EntityRef(kind: .refreshToken, slot: Int32(contents.refreshTokens.count)), token.homeAccountId)
         contents.refreshTokens.append(token)
+        contents.origins.refreshTokens.append(.none)
     }
 
     mutating func upsert(_ token: CacheIdToken) {
@@ -270,11 +386,13 @@ struct TokenStore: Sendable {
             var replacement = token
             replacement.homeAccountId = contents.idTokens[existing].homeAccountId
             contents.idTokens[existing] = replacement
+            contents.origins.idTokens[existing] = .none
             return
         }
         var token = token
         token.homeAccountId = link(EntityRef(kind: .idToken, slot: Int32(contents.idTokens.count)), token.homeAccountId)
         contents.idTokens.append(token)
+        contents.origins.idTokens.append(.none)
     }
 
     /// Inserts or replaces the account record of the same home account, environment and realm;
@@ -297,6 +415,7 @@ struct TokenStore: Sendable {
             }
             if old.username != replacement.username { usernameIndex = nil }
             contents.accounts[existing] = replacement
+            contents.origins.accounts[existing] = .none
             return
         }
         var account = account
@@ -306,6 +425,7 @@ struct TokenStore: Sendable {
             usernameIndex![account.username.lowercased(), default: []].append(account.homeAccountId)
         }
         contents.accounts.append(account)
+        contents.origins.accounts.append(.none)
     }
 
     mutating func upsert(_ metadata: CacheAppMetadata, keepUnknown: Bool) {
@@ -318,10 +438,12 @@ struct TokenStore: Sendable {
                 if replacement.originalKey == nil { replacement.originalKey = old.originalKey }
             }
             contents.appMetadata[existing] = replacement
+            contents.origins.appMetadata[existing] = .none
             return
         }
         appIndex[key] = contents.appMetadata.count
         contents.appMetadata.append(metadata)
+        contents.origins.appMetadata.append(.none)
     }
 
     mutating func upsert(_ record: CacheAccountMetadata) {
@@ -339,12 +461,17 @@ struct TokenStore: Sendable {
         let slot = Int(ref.slot)
         let owners: (removed: String, moved: String?)
         switch ref.kind {
-        case .accessToken: owners = Self.swapRemove(slot, &contents.accessTokens) { $0.homeAccountId }
-        case .refreshToken: owners = Self.swapRemove(slot, &contents.refreshTokens) { $0.homeAccountId }
-        case .idToken: owners = Self.swapRemove(slot, &contents.idTokens) { $0.homeAccountId }
+        case .accessToken:
+            owners = Self.swapRemove(slot, &contents.accessTokens, &contents.origins.accessTokens) { $0.homeAccountId }
+        case .refreshToken:
+            owners = Self.swapRemove(slot, &contents.refreshTokens, &contents.origins.refreshTokens) {
+                $0.homeAccountId
+            }
+        case .idToken:
+            owners = Self.swapRemove(slot, &contents.idTokens, &contents.origins.idTokens) { $0.homeAccountId }
         case .account:
             usernameIndex = nil
-            owners = Self.swapRemove(slot, &contents.accounts) { $0.homeAccountId }
+            owners = Self.swapRemove(slot, &contents.accounts, &contents.origins.accounts) { $0.homeAccountId }
         }
         unlink(ref, owners.removed)
         if let moved = owners.moved {
@@ -362,20 +489,24 @@ struct TokenStore: Sendable {
         }
     }
 
-    /// Removes `list[slot]` by moving the last element into it; returns the removed entity's
-    /// owner and, when an element moved, the moved one's owner.
+    /// Removes `list[slot]` and its origin by moving the last element into it; returns the
+    /// removed entity's owner and, when an element moved, the moved one's owner.
     private static func swapRemove<Entity>(
-        _ slot: Int, _ list: inout [Entity], _ owner: (Entity) -> String
+        _ slot: Int, _ list: inout [Entity], _ origins: inout [EntryOrigin], _ owner: (Entity) -> String
     ) -> (removed: String, moved: String?) {
         let removed = owner(list[slot])
         let last = list.count - 1
+        origins.pad(to: list.count)
         guard slot != last else {
             list.removeLast()
+            origins.removeLast()
             return (removed, nil)
         }
         let moved = owner(list[last])
         list.swapAt(slot, last)
         list.removeLast()
+        origins.swapAt(slot, last)
+        origins.removeLast()
         return (removed, moved)
     }
 
@@ -386,16 +517,24 @@ struct TokenStore: Sendable {
         if index != last {
             let moved = contents.appMetadata[last]
             contents.appMetadata.swapAt(index, last)
+            contents.origins.appMetadata.swapAt(index, last)
             appIndex[AppKey(environment: moved.environment, clientId: moved.clientId)] = index
         }
         contents.appMetadata.removeLast()
+        contents.origins.appMetadata.removeLast()
     }
 
     /// Removes everything this library models; unknown sections stay.
     mutating func removeAllEntities() {
         let unknownSections = contents.unknownSections
+        let keptEntries = contents.keptEntries
+        let unusableSections = contents.unusableSections
+        let keptRecords = contents.accountMetadataKept
         self = TokenStore()
+        contents.accountMetadataKept = keptRecords
         contents.unknownSections = unknownSections
+        contents.keptEntries = keptEntries
+        contents.unusableSections = unusableSections
     }
 
     /// The raw JSON of a top-level section this library does not model as entities (another
@@ -439,5 +578,87 @@ struct TokenStore: Sendable {
             usernameIndex = index
         }
         return usernameIndex?[username.lowercased()] ?? []
+    }
+}
+
+/// An entity kind held in the store's buckets: where its array and origins are.
+protocol StoredEntity: CacheEntity {
+    static var kind: TokenStore.Kind { get }
+    static var entities: WritableKeyPath<CacheContents, [Self]> { get }
+    static var origins: WritableKeyPath<CacheContents, [EntryOrigin]> { get }
+    var homeAccountId: String { get set }
+    /// The secret, for the token kinds.
+    var storedSecret: String? { get set }
+}
+
+extension CacheAccessToken: StoredEntity {
+    static var kind: TokenStore.Kind { .accessToken }
+    static var entities: WritableKeyPath<CacheContents, [Self]> { \.accessTokens }
+    static var origins: WritableKeyPath<CacheContents, [EntryOrigin]> { \.origins.accessTokens }
+    var storedSecret: String? {
+        get { secret }
+        set { secret = newValue ?? "" }
+    }
+}
+
+extension CacheRefreshToken: StoredEntity {
+    static var kind: TokenStore.Kind { .refreshToken }
+    static var entities: WritableKeyPath<CacheContents, [Self]> { \.refreshTokens }
+    static var origins: WritableKeyPath<CacheContents, [EntryOrigin]> { \.origins.refreshTokens }
+    var storedSecret: String? {
+        get { secret }
+        set { secret = newValue ?? "" }
+    }
+}
+
+extension CacheIdToken: StoredEntity {
+    static var kind: TokenStore.Kind { .idToken }
+    static var entities: WritableKeyPath<CacheContents, [Self]> { \.idTokens }
+    static var origins: WritableKeyPath<CacheContents, [EntryOrigin]> { \.origins.idTokens }
+    var storedSecret: String? {
+        get { secret }
+        set { secret = newValue ?? "" }
+    }
+}
+
+extension CacheAccount: StoredEntity {
+    static var kind: TokenStore.Kind { .account }
+    static var entities: WritableKeyPath<CacheContents, [Self]> { \.accounts }
+    static var origins: WritableKeyPath<CacheContents, [EntryOrigin]> { \.origins.accounts }
+    var storedSecret: String? {
+        get { nil }
+        set {}
+    }
+}
+
+extension TokenStore {
+    /// Replaces the entity at `index` of its kind's array with `entity` (moving it to another
+    /// account's bucket when its home account id differs) and forgets its origin: it is written
+    /// from its fields next time. A token given with an empty secret keeps the secret it had.
+    mutating func replace<Entity: StoredEntity>(at index: Int, with entity: Entity) {
+        var entity = entity
+        let ref = EntityRef(kind: Entity.kind, slot: Int32(index))
+        let old = contents[keyPath: Entity.entities][index].homeAccountId
+        if entity.storedSecret?.isEmpty == true, let secret = secret(Entity.kind, index) {
+            entity.storedSecret = secret
+        }
+        if old == entity.homeAccountId {
+            entity.homeAccountId = old
+        } else {
+            unlink(ref, old)
+            entity.homeAccountId = link(ref, entity.homeAccountId)
+        }
+        if Entity.kind == .account { usernameIndex = nil }
+        contents[keyPath: Entity.entities][index] = entity
+        contents[keyPath: Entity.origins][index] = .none
+    }
+
+    /// Replaces the app metadata at `index` and forgets its origin.
+    mutating func replace(appMetadataAt index: Int, with metadata: CacheAppMetadata) {
+        let old = contents.appMetadata[index]
+        appIndex[AppKey(environment: old.environment, clientId: old.clientId)] = nil
+        appIndex[AppKey(environment: metadata.environment, clientId: metadata.clientId)] = index
+        contents.appMetadata[index] = metadata
+        contents.origins.appMetadata[index] = .none
     }
 }
