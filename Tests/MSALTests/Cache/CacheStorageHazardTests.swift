@@ -219,6 +219,15 @@ final class CacheStorageHazardTests: XCTestCase {
         XCTAssertTrue(lines.withLock { $0 }.contains { $0.contains("corrupt") }, "\(lines.withLock { $0 })")
     }
 
+    func testAPlainDocumentWithAByteOrderMarkIsAcceptedWhenAKeyIsConfigured() throws {
+        let cachePath = path("cache.json")
+        try Data([0xEF, 0xBB, 0xBF] + documentWith(["alice"])).write(to: URL(fileURLWithPath: cachePath))
+        let key = [UInt8](repeating: 7, count: 32)
+        let cache = TokenCache(
+            settings: CacheSettings(location: .file(path: cachePath, isDefault: false), encryptionKey: key))
+        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1, "not mistaken for a damaged encrypted file")
+    }
+
     // MARK: In-place writers (MSAL Python's extension)
 
     /// Holds `<cache>.lockfile` as msal-extensions does: exclusive creation, flock, "<pid> <argv0>".

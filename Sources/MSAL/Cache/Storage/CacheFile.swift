@@ -129,8 +129,10 @@ struct CacheFile: Sendable {
             }
             // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
             // else may be an encrypted file with a damaged header, so it is left untouched.
+            // A UTF-8 byte order mark before the document is allowed, as it is without a key.
+            let text = whole.starts(with: [0xEF, 0xBB, 0xBF]) ? whole.dropFirst(3) : whole[...]
             guard
-                whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
+                text.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
                     $0 == UInt8(ascii: "{")
                 }) ?? true
             else {
