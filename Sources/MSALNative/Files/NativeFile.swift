@@ -42,6 +42,8 @@ package struct FileStatus: Sendable, Equatable {
     package var modifiedNanoseconds: Int64
     package var changedNanoseconds: Int64
     package var kind: FileKind
+    /// The permission bits (`st_mode & 0o7777`).
+    package var permissions: UInt32
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -50,6 +52,7 @@ package struct FileStatus: Sendable, Equatable {
         modifiedNanoseconds = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         changedNanoseconds = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         kind = FileKind(mode: info.st_mode)
+        permissions = UInt32(info.st_mode) & 0o7777
     }
 
     /// Whether `other` is the same file (device and inode), whatever its contents.
@@ -91,7 +94,7 @@ package struct FileError: Error, Sendable, CustomStringConvertible {
 /// `Sendable`: positioned reads and writes (`pread`, `pwrite`) do not share a file offset, so
 /// threads may use one descriptor at once.
 package final class NativeFile: Sendable {
-    private let descriptor: Int32
+    let descriptor: Int32
     /// The path it was opened at (for errors).
     package let path: String
 

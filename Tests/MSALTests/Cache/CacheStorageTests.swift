@@ -202,6 +202,11 @@ final class CacheStorageTests: XCTestCase {
         for file in [dead, live, unrelated] {
             XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("{".utf8)))
         }
+        // Left long ago, unlocked (``SweepDecision``); the live writer's file is young.
+        for file in [dead, unrelated] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: file)
+        }
 
         try fileCache(path).modify { $0.save(CacheFixtures.response()) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dead), "a dead writer's file is removed")

@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
 import MSALNative
 
-/// The cache file on disk: windowed reading, atomic replacement, quarantine of corrupt files.
-/// Callers hold the ``FileLock`` around every read-modify-write.
+/// The cache file on disk: reading without blocking, atomic replacement beside the file a link
+/// points to, quarantine of corrupt files. Callers hold the locks (``CacheFileLocks``) around
+/// every read-modify-write; reading needs none.
 struct CacheFile: Sendable {
     let path: String
     /// Whether the folder is the library's own (kept at mode 0700).
@@ -11,50 +11,98 @@ struct CacheFile: Sendable {
     let encryptionKey: [UInt8]?
     let durable: Bool
 
-    var lockPath: String { path + ".lock" }
-    var folder: String { (path as NSString).deletingLastPathComponent }
-
-    /// Creates the folder (mode 0700) when missing; tightens the library's own folder to 0700.
-    func prepareFolder() throws {
-        var isDirectory: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) {
-            try createFolders(folder)
-        }
-        if ownsFolder { chmod(folder, 0o700) }
+    /// What a read found.
+    enum Loaded {
+        /// Nothing at the path.
+        case missing
+        case document(CacheContents, FileFingerprint)
+        /// A regular file of no bytes.
+        case emptyFile(FileFingerprint)
+        case corrupt(CacheDocumentCodec.Corrupt, FileFingerprint)
     }
 
-    private func createFolders(_ path: String) throws {
-        if path.isEmpty || path == "/" || FileManager.default.fileExists(atPath: path) { return }
-        try createFolders((path as NSString).deletingLastPathComponent)
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw CacheStorageError.io("create the folder", path: path, errno: errno)
+    /// The file a write replaces: the end of the chain of symbolic links at ``path`` (so a link
+    /// stays a link, and dotfile managers keep working), or ``path`` itself.
+    func writeTarget() throws(CacheStorageError) -> String {
+        do {
+            return try FileSystem.resolvingSymbolicLinks(path)
+        } catch {
+            throw .file(error, "resolve the symbolic links of the cache file")
         }
     }
 
-    /// Reads the file. Missing: empty. Not JSON or truncated: moved aside as
-    /// `<file>.corrupt-<epoch seconds>`, an error logged, empty. Encrypted without the right
-    /// key: throws, the file untouched.
-    func load() throws -> (contents: CacheContents, fingerprint: FileFingerprint?) {
+    /// Our lock file for writes of `target`.
+    static func lockPath(for target: String) -> String { target + ".lock" }
+
+    /// Whether this process can write in the folder of `target` (and so take the locks). A
+    /// missing folder counts as writable when it can be created.
+    static func canWrite(besides target: String) -> Bool {
+        var folder = FileSystem.folder(of: target)
+        while (try? FileSystem.status(folder)) == nil {
+            let parent = FileSystem.folder(of: folder)
+            if parent == folder { return false }
+            folder = parent
+        }
+        return FileSystem.isWritableFolder(folder)
+    }
+
+    /// Creates the folder of `target` (mode 0700) when missing; tightens the library's own folder
+    /// to 0700. Throws ``CacheStorageError/notWritable(path:folder:reason:)`` when it cannot be
+    /// written.
+    func prepareFolder(for target: String) throws(CacheStorageError) {
+        let folder = FileSystem.folder(of: target)
+        do {
+            try FileSystem.createFolders(folder, mode: 0o700)
+            if ownsFolder { try FileSystem.setPermissions(folder, 0o700) }
+        } catch {
+            if error.isReadOnlyOrDenied {
+                throw .notWritable(path: path, folder: error.path, reason: error.message)
+            }
+            throw .file(error, "create the folder")
+        }
+        if !FileSystem.isWritableFolder(folder) {
+            throw .notWritable(path: path, folder: folder, reason: "no write permission, or a read-only file system")
+        }
+    }
+
+    /// Reads the file without blocking (a FIFO or a device is refused, never opened for a read
+    /// that can block). Encrypted without the right key: throws, the file untouched.
+    func load() throws -> Loaded {
         let file: NativeFile
         do {
             file = try NativeFile.openForReading(path)
         } catch {
-            if error.isNotFound { return (CacheContents(), nil) }
-            throw CacheStorageError.io("open the cache file", path: path, errno: error.code)
+            if error.isNotFound { return .missing }
+            throw CacheStorageError.file(error, "open the cache file")
         }
         let status: FileStatus
         do {
             status = try file.status()
         } catch {
-            throw CacheStorageError.io("stat the cache file", path: path, errno: error.code)
+            throw CacheStorageError.file(error, "stat the cache file")
+        }
+        if case .refuse(let kind) = CachePathDecision.decide(status.kind) {
+            throw CacheStorageError.notARegularFile(path: path, kind: kind)
         }
         let fingerprint = FileFingerprint(status)
+        if status.size == 0 { return .emptyFile(fingerprint) }
         do {
-            let contents = try read(file, size: Int(status.size))
-            return (contents, fingerprint)
+            return .document(try read(file, size: Int(status.size)), fingerprint)
         } catch let corrupt as CacheDocumentCodec.Corrupt {
-            quarantine(reason: corrupt)
-            return (CacheContents(), nil)
+            return .corrupt(corrupt, fingerprint)
+        }
+    }
+
+    /// Refuses a write when `target` names something other than a regular file.
+    func checkTarget(_ target: String) throws(CacheStorageError) {
+        let status: FileStatus?
+        do {
+            status = try FileSystem.status(target)
+        } catch {
+            throw .file(error, "stat the cache file")
+        }
+        if case .refuse(let kind) = CachePathDecision.decide(status?.kind) {
+            throw .notARegularFile(path: path, kind: kind)
         }
     }
 
@@ -64,14 +112,14 @@ struct CacheFile: Sendable {
         do {
             head = try file.read(at: 0, count: CacheEncryption.header.count)
         } catch {
-            throw CacheStorageError.io("read the cache file", path: path, errno: error.code)
+            throw CacheStorageError.file(error, "read the cache file")
         }
         if CacheEncryption.isEncrypted(head[...]) || encryptionKey != nil {
             let whole: [UInt8]
             do {
                 whole = try file.read(at: 0, count: max(size, head.count))
             } catch {
-                throw CacheStorageError.io("read the cache file", path: path, errno: error.code)
+                throw CacheStorageError.file(error, "read the cache file")
             }
             if CacheEncryption.isEncrypted(whole) {
                 guard let key = encryptionKey, let plaintext = CacheEncryption.open(whole, key: key) else {
@@ -81,8 +129,10 @@ struct CacheFile: Sendable {
             }
             // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
             // else may be an encrypted file with a damaged header, so it is left untouched.
+            // A UTF-8 byte order mark before the document is allowed, as it is without a key.
+            let text = whole.starts(with: [0xEF, 0xBB, 0xBF]) ? whole.dropFirst(3) : whole[...]
             guard
-                whole.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
+                text.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
                     $0 == UInt8(ascii: "{")
                 }) ?? true
             else {
@@ -94,37 +144,59 @@ struct CacheFile: Sendable {
         return try readDocument(CacheFileSnapshot(file: file), size: size)
     }
 
-    /// Moves a corrupt file aside and logs an error; the cache goes on empty.
-    private func quarantine(reason: CacheDocumentCodec.Corrupt) {
-        var target = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))"
-        var suffix = 1
-        while access(target, F_OK) == 0 {
-            target = "\(path).corrupt-\(Int(Date().timeIntervalSince1970))-\(suffix)"
-            suffix += 1
+    /// Moves a corrupt file aside as `<file>.corrupt-<epoch seconds>` (beside the file a link
+    /// points to; a link itself stays) and reports it: a warning in the log, and the returned
+    /// report for the caller. `move` false: the folder cannot be written; reported only.
+    func quarantine(_ corrupt: CacheDocumentCodec.Corrupt, move: Bool) -> CacheQuarantine {
+        let reason = "\(corrupt.reason) at byte \(corrupt.offset)"
+        guard move, let target = try? writeTarget() else {
+            Log.warning(
+                "Token cache: \(pii: path) is not a valid cache document (\(reason)). It was left where it is (its folder is not writable); continuing with an empty cache."
+            )
+            return CacheQuarantine(path: path, movedTo: nil, reason: reason)
         }
-        let moved = rename(path, target) == 0
+        let seconds = Int(FileSystem.wallClockNanoseconds() / 1_000_000_000)
+        var suffix = ".corrupt-\(seconds)"
+        var attempt = 1
+        while (try? FileSystem.linkStatus(target + suffix)) != nil {
+            suffix = ".corrupt-\(seconds)-\(attempt)"
+            attempt += 1
+        }
+        let moved = (try? FileSystem.rename(target, to: target + suffix)) != nil
         let outcome = moved ? "It was moved to" : "It could not be moved to"
-        Log.error(
-            "Token cache: \(pii: path) is not a valid cache document (\(reason.reason) at byte \(reason.offset)). \(outcome) \(pii: target); continuing with an empty cache."
+        // The new file's name in clear (the folder is personal data): a user finds it by it.
+        let folder = FileSystem.folder(of: target)
+        let newName = FileSystem.name(of: target) + suffix
+        Log.warning(
+            "Token cache: \(pii: path) is not a valid cache document (\(reason)). \(outcome) \(newName) in \(pii: folder); continuing with an empty cache."
         )
+        return CacheQuarantine(path: path, movedTo: moved ? target + suffix : nil, reason: reason)
     }
 
-    /// Replaces the file atomically: a temporary file in the same folder (mode 0600), written,
-    /// fsynced, renamed over the file, and the folder fsynced. Returns the new fingerprint and,
-    /// for a plain file, the new file as a snapshot with where each secret went in it, so the
-    /// store can read its secrets and copy its entries from there (``TokenStore/place(in:_:)``).
-    func save(_ contents: CacheContents) throws -> (
+    /// Replaces `target` (``writeTarget()``) atomically: a temporary file beside it (mode 0600,
+    /// created exclusively, never through a link, its `flock` held while it is written), written,
+    /// fsynced, renamed over it, and the folder fsynced. `beforeReplacing` runs just before the
+    /// rename and may throw to stop. Returns the new fingerprint and, for a plain file, the new
+    /// file as a snapshot with where each secret went in it, so the store can read its secrets and
+    /// copy its entries from there (``TokenStore/place(in:_:)``).
+    func save(_ contents: CacheContents, to target: String, beforeReplacing: () throws -> Void) throws -> (
         fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
     ) {
-        try prepareFolder()
+        try checkTarget(target)
+        let folder = FileSystem.folder(of: target)
         let temporary =
-            "\(folder)/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            "\(folder)/.\(FileSystem.name(of: target)).tmp-\(FileSystem.currentProcessID)-\(UInt32.random(in: 0...UInt32.max))"
         // Read-write: after the rename this file is the new version's snapshot.
         let file: NativeFile
         do {
             file = try NativeFile.createNew(temporary, mode: 0o600)
+            // Held while written: the sweep of another process leaves a locked file alone.
+            _ = try file.tryLock()
         } catch {
-            throw CacheStorageError.io("create a temporary file", path: temporary, errno: error.code)
+            if error.isReadOnlyOrDenied {
+                throw CacheStorageError.notWritable(path: path, folder: folder, reason: error.message)
+            }
+            throw CacheStorageError.file(error, "create a temporary file")
         }
         var placements: CacheDocumentWriter.Placements?
         do {
@@ -133,7 +205,7 @@ struct CacheFile: Sendable {
                 do {
                     try file.write(sealed, at: 0)
                 } catch {
-                    throw CacheStorageError.io("write a temporary file", path: temporary, errno: error.code)
+                    throw CacheStorageError.file(error, "write a temporary file")
                 }
             } else {
                 placements = try writeDocument(contents, to: file, path: temporary)
@@ -142,45 +214,71 @@ struct CacheFile: Sendable {
                 do {
                     try file.sync()
                 } catch {
-                    throw CacheStorageError.io("fsync a temporary file", path: temporary, errno: error.code)
+                    throw CacheStorageError.file(error, "fsync a temporary file")
                 }
             }
-            guard rename(temporary, path) == 0 else {
-                throw CacheStorageError.io("replace the cache file", path: path, errno: errno)
+            try beforeReplacing()
+            do {
+                try FileSystem.rename(temporary, to: target)
+            } catch {
+                throw CacheStorageError.file(error, "replace the cache file")
             }
         } catch {
-            unlink(temporary)
+            _ = try? FileSystem.remove(temporary)
             throw error
         }
-        removeTemporariesOfDeadWriters()
-        if durable {
-            let folderDescriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if folderDescriptor >= 0 {
-                fsync(folderDescriptor)
-                close(folderDescriptor)
-            }
-        }
+        file.unlock()
+        removeLeftoverTemporaries(of: target)
+        if durable { try? FileSystem.syncFolder(folder) }
         // The fingerprint of the version written (even if another program replaced it since).
         let fingerprint = (try? file.status()).map(FileFingerprint.init) ?? FileFingerprint.of(path: path)
         guard let placements else { return (fingerprint, nil) }
         return (fingerprint, (CacheFileSnapshot(file: file), placements))
     }
 
+    /// Replaces the file (the end of its links) without locks of its own (tests of the format).
+    func save(_ contents: CacheContents) throws -> (
+        fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
+    ) {
+        let target = try writeTarget()
+        try prepareFolder(for: target)
+        return try save(contents, to: target) {}
+    }
+
     /// Paths whose folder was already swept by this process.
     private static let swept = Locked<Set<String>>([])
 
-    /// Removes the temporary files a writer left when it died between creating one and renaming it
-    /// (`kill -9`, a crash, power loss), once per process and cache file: a temporary file whose
-    /// writer process no longer exists. Files of live processes are left alone.
-    private func removeTemporariesOfDeadWriters() {
-        let isFirst = Self.swept.withLock { $0.insert(path).inserted }
-        guard isFirst, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-        let prefix = ".\((path as NSString).lastPathComponent).tmp-"
+    /// Removes the temporary files writers left when they died between creating one and renaming
+    /// it (`kill -9`, a crash, power loss), once per process and cache file: those unlocked and old
+    /// enough (``SweepDecision``).
+    private func removeLeftoverTemporaries(of target: String) {
+        let isFirst = Self.swept.withLock { $0.insert(target).inserted }
+        let folder = FileSystem.folder(of: target)
+        guard isFirst, let names = try? FileSystem.names(inFolder: folder) else { return }
+        let prefix = ".\(FileSystem.name(of: target)).tmp-"
+        let now = FileSystem.wallClockNanoseconds()
         for name in names where name.hasPrefix(prefix) {
-            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid != getpid(),
-                kill(pid, 0) != 0, errno == ESRCH
+            let leftover = "\(folder)/\(name)"
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }),
+                pid != FileSystem.currentProcessID,
+                let file = try? LockFile.openExistingForLocking(leftover), let status = try? file.status(),
+                status.kind == .regular
             else { continue }
-            unlink("\(folder)/\(name)")
+            let decision = SweepDecision.decide(
+                ageNanoseconds: now - status.modifiedNanoseconds, lockIsFree: (try? file.tryLock()) ?? false,
+                pidExists: FileSystem.isProcessAlive(pid))
+            if decision == .remove { _ = try? FileSystem.remove(leftover) }
         }
     }
+}
+
+/// A corrupt cache file moved aside (or, in a folder this process cannot write, left in place),
+/// for the app or the CLI to tell the user (``TokenCache/takeQuarantines()``).
+struct CacheQuarantine: Equatable, Sendable {
+    /// The cache path.
+    var path: String
+    /// Where the file went; `nil` when it could not be moved.
+    var movedTo: String?
+    /// Why it is not a cache document.
+    var reason: String
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import MSALNative
 
 /// Failures of the cache storage, turned into MSAL errors by ``error``.
 enum CacheStorageError: Error {
@@ -10,6 +10,20 @@ enum CacheStorageError: Error {
     case customStorage(any Error)
     /// Another program rewrote the file in place while a save copied secrets from it.
     case changedUnderneath(path: String)
+    /// The cache path names something other than a regular file (a FIFO, a device, a folder...).
+    case notARegularFile(path: String, kind: FileKind)
+    /// A write is needed and this process cannot write in the cache's folder.
+    case notWritable(path: String, folder: String, reason: String)
+    /// A lock file name is a symbolic link (planted, never followed) or not a regular file.
+    case unsafeLockFile(path: String)
+    /// The lock file was removed or replaced while held (a temp cleaner): the write starts over.
+    /// Never leaves ``TokenCache``.
+    case lockLost(path: String)
+
+    /// The error of a failed file call, as `action` (a phrase such as "open the lock file").
+    static func file(_ error: FileError, _ action: String) -> CacheStorageError {
+        .io(action, path: error.path, errno: error.code)
+    }
 
     /// The `NSError` in ``MSALErrorDomain`` (internal) that apps receive.
     var error: NSError {
@@ -17,7 +31,7 @@ enum CacheStorageError: Error {
         case .io(let action, let path, let code):
             return MSALErrors.make(
                 .internal,
-                "The token cache could not \(action) at \(path): \(String(cString: strerror(code))) (errno \(code)). "
+                "The token cache could not \(action) at \(path): \(FileError.message(for: code)) (errno \(code)). "
                     + "Check that the folder exists and is writable by this user, or set cacheConfig.cacheFileURL.")
         case .lockTimeout(let path, let seconds):
             return MSALErrors.make(
@@ -43,6 +57,28 @@ enum CacheStorageError: Error {
                 .internal,
                 "The app's token cache storage (cacheConfig.customStorage) failed; see the underlying error.",
                 ErrorDetails(underlyingError: underlying))
+        case .notARegularFile(let path, let kind):
+            return MSALErrors.make(
+                .internal,
+                "The token cache path \(path) is \(kind.phrase), not a regular file. It was left untouched and "
+                    + "nothing was read from or written to it. Point cacheConfig.cacheFileURL at a regular file "
+                    + "(or a symbolic link to one), or remove what is there.")
+        case .notWritable(let path, let folder, let reason):
+            return MSALErrors.make(
+                .internal,
+                "The token cache \(path) cannot be written: its folder \(folder) is not writable by this process "
+                    + "(\(reason)). Reading it works; this change was not saved. Make the folder writable, or set "
+                    + "cacheConfig.cacheFileURL to a writable place.")
+        case .unsafeLockFile(let path):
+            return MSALErrors.make(
+                .internal,
+                "The token cache lock file \(path) is a symbolic link or not a regular file; it is never followed. "
+                    + "Nothing was written. Remove it; the library makes a new one.")
+        case .lockLost(let path):
+            return MSALErrors.make(
+                .internal,
+                "The token cache lock file \(path) was removed again and again while this process held it "
+                    + "(a cleaner of temporary files?); nothing was written. Retry, and keep cleaners away from it.")
         }
     }
 }

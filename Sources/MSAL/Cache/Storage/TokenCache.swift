@@ -7,8 +7,12 @@ import MSALNative
 /// - ``read(_:)`` serves from memory; with a file it first asks the file's inotify watch
 ///   whether anything happened to it, then (when something did, or once a second) compares its
 ///   fingerprint (one `stat`), and re-reads the file only when another process changed it.
-/// - ``modify(_:)`` is one read-modify-write: it holds the cross-process file lock, re-reads
-///   the file if it changed, applies the change, and writes the file atomically. Two processes saving concurrently therefore never lose each other's tokens.
+///   Reading takes no lock and needs no write access: this library replaces the file by rename,
+///   so a reader always opens a whole version. Only what looks corrupt or empty (an in-place
+///   writer such as MSAL Python's extension may be half-way) is read again under the locks.
+/// - ``modify(_:)`` is one read-modify-write: it holds the cross-process locks
+///   (``CacheFileLocks``), re-reads the file if it changed, applies the change, and writes the
+///   file atomically. Two processes saving concurrently therefore never lose each other's tokens.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
 final class TokenCache: Sendable {
@@ -22,6 +26,8 @@ final class TokenCache: Sendable {
         /// Changes whenever the contents may have changed (a reload or a modification), so callers
         /// can keep values derived from the store until then.
         var generation: UInt64 = 0
+        /// Corrupt files moved aside and not yet taken by ``takeQuarantines()``.
+        var quarantines: [CacheQuarantine] = []
     }
 
     private enum Backend {
@@ -60,6 +66,16 @@ final class TokenCache: Sendable {
         return nil
     }
 
+    /// The corrupt cache files found since the last call (moved aside as `<file>.corrupt-<time>`,
+    /// or left in place when the folder is not writable), for the app or the CLI to tell the
+    /// user; each is reported once. A warning is logged as well.
+    func takeQuarantines() -> [CacheQuarantine] {
+        state.withLock { state in
+            defer { state.quarantines = [] }
+            return state.quarantines
+        }
+    }
+
     /// Runs `body` on the current cache contents.
     func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
@@ -76,7 +92,8 @@ final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result.
+    /// Runs `body` as one read-modify-write and persists the result. With a file, `body` runs
+    /// again on a fresh read when the write has to start over (its lock file was removed).
     func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             state.generation &+= 1
@@ -86,20 +103,20 @@ final class TokenCache: Sendable {
                     state.loaded = true
                     return try body(&state.store)
                 case .file(let file):
-                    try file.prepareFolder()
-                    watchIfNeeded(file, &state)
-                    let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
-                    defer { withExtendedLifetime(lock) {} }
-                    if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
-                        try reload(file, &state)
+                    let deadline = FileSystem.coarseMonotonicNanoseconds() + Int64(max(0, lockTimeout) * 1e9)
+                    while true {
+                        let left = Double(deadline - FileSystem.coarseMonotonicNanoseconds()) / 1e9
+                        do {
+                            return try modifyFile(file, &state, timeout: max(0, left), body)
+                        } catch CacheStorageError.lockLost(let path) {
+                            // Removed or replaced while held: another writer may have gone
+                            // ahead on a new lock file. Start over, reading the file again.
+                            state.loaded = false
+                            guard FileSystem.coarseMonotonicNanoseconds() < deadline else {
+                                throw CacheStorageError.lockLost(path: path)
+                            }
+                        }
                     }
-                    let result = try body(&state.store)
-                    let saved = try file.save(state.store.contents)
-                    state.fingerprint = saved.fingerprint
-                    if let (snapshot, placements) = saved.placed {
-                        state.store.place(in: snapshot, placements)
-                    }
-                    return result
                 case .custom(let storage, let key):
                     try reloadCustom(storage, key: key, &state)
                     let result = try body(&state.store)
@@ -116,6 +133,29 @@ final class TokenCache: Sendable {
                 throw error.error
             }
         }
+    }
+
+    private func modifyFile<Result>(
+        _ file: CacheFile, _ state: inout State, timeout: Double, _ body: (inout TokenStore) throws -> Result
+    ) throws -> Result {
+        let target = try file.writeTarget()
+        try file.checkTarget(target)
+        try file.prepareFolder(for: target)
+        watchIfNeeded(file, &state)
+        let locks = try CacheFileLocks(file, target: target, timeout: timeout)
+        defer { withExtendedLifetime(locks) {} }
+        if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
+            try reload(file, &state, underLocks: true)
+        }
+        let result = try body(&state.store)
+        let saved = try file.save(state.store.contents, to: target) {
+            guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
+        }
+        state.fingerprint = saved.fingerprint
+        if let (snapshot, placements) = saved.placed {
+            state.store.place(in: snapshot, placements)
+        }
+        return result
     }
 
     /// Replaces the whole contents (import, tests) and persists them.
@@ -142,9 +182,7 @@ final class TokenCache: Sendable {
                     state.generation &+= 1
                     return
                 }
-                let lock = try FileLock(path: file.lockPath, timeout: lockTimeout)
-                defer { withExtendedLifetime(lock) {} }
-                try reload(file, &state)
+                try reload(file, &state, underLocks: false)
             case .custom(let storage, let key):
                 if !state.loaded { try reloadCustom(storage, key: key, &state) }
             }
@@ -153,11 +191,51 @@ final class TokenCache: Sendable {
         }
     }
 
-    private func reload(_ file: CacheFile, _ state: inout State) throws {
+    /// Reads the file into the store. Without the locks, what looks corrupt or empty is read
+    /// again under them (``CacheReadDecision``); under them, a corrupt file is quarantined.
+    private func reload(_ file: CacheFile, _ state: inout State, underLocks: Bool) throws {
         watchIfNeeded(file, &state)
-        let (contents, fingerprint) = try file.load()
-        // Consumed, not copied: the store indexes the arrays in place, which needs one owner.
-        Self.discard(replacing: &state.store, with: TokenStore(consume contents))
+        let loaded = try file.load()
+        let seen: CacheReadDecision.Seen
+        switch loaded {
+        case .missing:
+            install(TokenStore(), fingerprint: nil, &state)
+            return
+        case .document(let contents, let fingerprint):
+            // Consumed, not copied: the store indexes the arrays in place, which needs one owner.
+            Self.discard(replacing: &state.store, with: TokenStore(consume contents))
+            state.fingerprint = fingerprint
+            state.loaded = true
+            state.generation &+= 1
+            return
+        case .emptyFile: seen = .emptyFile
+        case .corrupt: seen = .corrupt
+        }
+        let canLock = try underLocks || CacheFile.canWrite(besides: file.writeTarget())
+        let decision = CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock)
+        switch (decision, loaded) {
+        case (.readAgainUnderLocks, _):
+            let locks = try CacheFileLocks(file, target: try file.writeTarget(), timeout: lockTimeout)
+            defer { withExtendedLifetime(locks) {} }
+            try reload(file, &state, underLocks: true)
+        case (.quarantine, .corrupt(let corrupt, _)):
+            state.quarantines.append(file.quarantine(corrupt, move: true))
+            install(TokenStore(), fingerprint: nil, &state)
+        case (.reportWithoutMoving, .corrupt(let corrupt, let fingerprint)):
+            // Reported once per version of the file; it stays until a write replaces it.
+            if !state.loaded || state.fingerprint != fingerprint {
+                state.quarantines.append(file.quarantine(corrupt, move: false))
+            }
+            install(TokenStore(), fingerprint: fingerprint, &state)
+        case (_, .emptyFile(let fingerprint)):
+            install(TokenStore(), fingerprint: fingerprint, &state)
+        default:
+            install(TokenStore(), fingerprint: nil, &state)
+        }
+    }
+
+    private func install(_ store: TokenStore, fingerprint: FileFingerprint?, _ state: inout State) {
+        Self.discard(replacing: &state.store, with: store)
         state.fingerprint = fingerprint
         state.loaded = true
         state.generation &+= 1
@@ -174,10 +252,11 @@ final class TokenCache: Sendable {
     }
 
     /// Makes the file's watch when there is none (or the old one broke). Before a load or a
-    /// save: a change made after this is queued on the watch.
+    /// save: a change made after this is queued on the watch. It watches the file a link points
+    /// to, which is where writers replace it.
     private func watchIfNeeded(_ file: CacheFile, _ state: inout State) {
         if state.watch?.broken == true { state.watch = nil }
-        if state.watch == nil { state.watch = CacheFileWatch(path: file.path) }
+        if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
     }
 
     private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {

@@ -1,0 +1,117 @@
+import MSALNative
+
+/// What to do with what the cache path names, by its kind.
+enum CachePathDecision: Equatable, Sendable {
+    /// Nothing there: an empty cache (a write creates the file).
+    case empty
+    /// A regular file (or a symbolic link to one): read it, replace it by rename.
+    case use
+    /// Anything else (a FIFO, a device, a socket, a folder): never opened for a read that can
+    /// block, never renamed, replaced or written.
+    case refuse(FileKind)
+
+    static func decide(_ kind: FileKind?) -> CachePathDecision {
+        guard let kind else { return .empty }
+        return kind == .regular ? .use : .refuse(kind)
+    }
+}
+
+/// What to do with what a read of the file found. A reader takes no lock and needs no write
+/// access; a file that looks corrupt or empty may be an in-place writer's half-way state (MSAL
+/// Python's extension truncates, then writes), so it is judged only when read under the locks.
+enum CacheReadDecision: Equatable, Sendable {
+    /// The document (or an empty cache) is what it seems.
+    case accept
+    /// Read it again holding the locks first.
+    case readAgainUnderLocks
+    /// Corrupt, read under the locks: moved aside and reported; the cache goes on empty.
+    case quarantine
+    /// Corrupt, and the locks cannot be taken (the folder is not writable): reported, left in
+    /// place; the cache goes on empty.
+    case reportWithoutMoving
+
+    enum Seen: Equatable, Sendable {
+        case document, emptyFile, corrupt
+    }
+
+    /// `underLocks`: whether the read was made holding the locks; `canLock`: whether this process
+    /// can take them (write in the folder).
+    static func decide(_ seen: Seen, underLocks: Bool, canLock: Bool) -> CacheReadDecision {
+        switch seen {
+        case .document: return .accept
+        case .emptyFile: return !underLocks && canLock ? .readAgainUnderLocks : .accept
+        case .corrupt:
+            if underLocks { return .quarantine }
+            return canLock ? .readAgainUnderLocks : .reportWithoutMoving
+        }
+    }
+}
+
+/// Whether the sweep removes a leftover temporary file of a writer (`.<cache>.tmp-<pid>-<n>`).
+///
+/// A writer holds the `flock` of its temporary file from just after creating it until it has
+/// renamed it, so a locked file is never removed, whatever its PID says: a writer in another PID
+/// namespace (a container sharing the folder) looks dead here. An unlocked one is removed once it
+/// is older than the moment between a writer's creation of it and its lock, when its PID does
+/// not exist here (a killed writer's); when the PID exists here (perhaps a writer of a version
+/// that did not lock its temporary files), only when it is old enough to be left over for sure.
+enum SweepDecision: Equatable, Sendable {
+    case keep, remove
+
+    /// Age of an unlocked file of a PID that does not exist here before it is removed.
+    static let minimumAgeNanoseconds: Int64 = 1_000_000_000
+    /// Age of an unlocked file of a PID that exists here before it is removed.
+    static let minimumAgeOfLivePIDNanoseconds: Int64 = 10 * 60 * 1_000_000_000
+
+    /// `ageNanoseconds`: now minus its modification time.
+    static func decide(ageNanoseconds: Int64, lockIsFree: Bool, pidExists: Bool) -> SweepDecision {
+        guard lockIsFree else { return .keep }
+        let bound = pidExists ? minimumAgeOfLivePIDNanoseconds : minimumAgeNanoseconds
+        return ageNanoseconds >= bound ? .remove : .keep
+    }
+}
+
+/// What a process sees of an existing `<cache>.lockfile` of MSAL Python's extension
+/// (msal-extensions: exclusive creation, then `flock`, then "<pid> <argv0>" written; on release
+/// unlock, then delete).
+struct ExtensionsLockObservation: Equatable, Sendable {
+    /// Whether its `flock` was free (a holder keeps it for its whole read-modify-write).
+    var lockIsFree: Bool
+    /// Now minus its modification time.
+    var ageNanoseconds: Int64
+    var writer: Writer
+
+    enum Writer: Equatable, Sendable {
+        /// Nothing written yet: its creator is between the creation and its `flock`.
+        case notWritten
+        /// The PID written in it exists here (perhaps between its unlock and its delete).
+        case alive
+        /// The PID written in it does not exist here: killed while holding it.
+        case gone
+    }
+
+    /// The PID at the start of a lockfile's contents ("<pid> <argv0>").
+    static func pid(in contents: [UInt8]) -> Int32? {
+        let digits = contents.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, digits.count < 10 else { return nil }
+        return Int32(String(decoding: digits, as: UTF8.self))
+    }
+}
+
+/// The next step of taking the extension's lock when its lockfile already exists.
+enum ExtensionsLockStep: Equatable, Sendable {
+    /// Someone holds it, or is about to: poll again.
+    case wait
+    /// Stale (its holder was killed, or it stayed unlocked as long as msal-extensions itself
+    /// waits before going ahead): take it over, holding its `flock` meanwhile.
+    case takeOver
+
+    /// msal-extensions waits this long for its exclusive creation before it goes ahead anyway.
+    static let staleAfterNanoseconds: Int64 = 5 * 1_000_000_000
+
+    static func decide(_ seen: ExtensionsLockObservation) -> ExtensionsLockStep {
+        guard seen.lockIsFree else { return .wait }
+        if seen.writer == .gone { return .takeOver }
+        return seen.ageNanoseconds >= staleAfterNanoseconds ? .takeOver : .wait
+    }
+}
