@@ -74,25 +74,9 @@ struct ApplicationOptions {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
         }
         MSALGlobalConfig.httpConfig.connectTo = connectTo
-        if let file = config.cacheConfig.resolvedCacheFileURL {
-            // Workaround: the library creates a missing cache folder when it writes, but reading
-            // (accounts, silent) before the first sign-in fails to open the lock file there.
-            try Self.createFolders(file.deletingLastPathComponent().path)
-        }
-        return try MSALPublicClientApplication(configuration: config)
-    }
-
-    /// Creates `path` and its missing parents with mode 0700, as the library does for the cache.
-    static func createFolders(_ path: String) throws {
-        var isFolder: ObjCBool = false
-        if path.isEmpty || path == "/" || FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-            return
-        }
-        try createFolders((path as NSString).deletingLastPathComponent)
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw CommandFailure(
-                message: "cannot create the cache folder \(path): \(String(cString: strerror(errno)))", code: .failure)
-        }
+        let application = try MSALPublicClientApplication(configuration: config)
+        CacheNotices.track(application)
+        return application
     }
 
     /// The account named `identifierOrUsername`: by identifier first, then by user name.

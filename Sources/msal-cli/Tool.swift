@@ -61,6 +61,7 @@ enum Tool {
         if parsed.flag("verbose") { enableLogging() }
         let environment = environment
         let body: @Sendable () async throws -> ExitCode = { try await command.run(parsed, environment) }
+        defer { CacheNotices.report() }
         do {
             return command.cancelsOnInterrupt ? try await Interrupt.run(body) : try await body()
         } catch let failure as CommandLineArguments.UsageError {

@@ -318,3 +318,21 @@ extension MSALPublicClientApplication {
         }
     }
 }
+
+extension MSALPublicClientApplication {
+    /// A corrupt cache file that this application moved aside: the cache path, the new path
+    /// (`nil` when it could not be moved) and why the file was not a cache document.
+    package struct CacheQuarantineNotice: Sendable, Equatable {
+        package var path: String
+        package var movedTo: String?
+        package var reason: String
+    }
+
+    /// The corrupt cache files this application moved aside since the last call (each told once),
+    /// for the `msal` tool to tell its user. Apps learn of them from the warning-level log line.
+    package func takeCacheQuarantines() -> [CacheQuarantineNotice] {
+        context.cache.takeQuarantines().map {
+            CacheQuarantineNotice(path: $0.path, movedTo: $0.movedTo, reason: $0.reason)
+        }
+    }
+}
