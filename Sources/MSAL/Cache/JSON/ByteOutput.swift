@@ -120,6 +120,27 @@ final class ByteOutput {
         count += bytes.count
     }
 
+    /// Appends `bytes`, which a large run of hands to the sink as they are, without copying them
+    /// into the buffer first (what is buffered goes first); a small one is buffered.
+    func appendPassingThrough(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let sink, bytes.count >= Self.passThroughBytes, let base = bytes.baseAddress else {
+            append(bytes)
+            return
+        }
+        flush()
+        if sinkError == nil {
+            do {
+                try sink(UnsafeRawBufferPointer(start: base, count: bytes.count), flushed)
+            } catch {
+                sinkError = error
+            }
+        }
+        flushed += bytes.count
+    }
+
+    /// Runs shorter than this are copied into the buffer (a system call each would cost more).
+    static let passThroughBytes = 1 << 14
+
     @inline(__always)
     func append(_ literal: StaticString) {
         append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
