@@ -131,10 +131,6 @@ final class CacheSecretCopier {
     ) -> EntryPlacement? {
         let length = Int(place.length)
         guard length >= 2 else { return nil }
-        if output.isCounting {
-            output.skip(length)
-            return EntryPlacement(entry: nil, secret: nil)
-        }
         return withBytes(file, from: place.offset, count: length) { bytes -> EntryPlacement? in
             let offset = output.position
             guard let placement = Self.verified(bytes, place, secret: secret, at: offset) else { return nil }
@@ -154,7 +150,6 @@ final class CacheSecretCopier {
         _ origins: [EntryOrigin], from first: Int, to end: Int, file: CacheFileSnapshot, into output: ByteOutput,
         placing: Bool, placements: inout [EntryPlacement]
     ) -> Int {
-        if output.isCounting { return 0 }
         var index = first
         // The checked bytes not yet appended, from `pending` (a file offset in the window) to
         // `checkedEnd`; they go to `output` from its current position.
