@@ -223,4 +223,111 @@ final class CacheEntryCopyTests: XCTestCase {
         XCTAssertTrue(all.contains { $0.entry == nil })
         XCTAssertTrue(all.contains { $0.entry != nil })
     }
+
+    /// Loads `count` accounts' worth of tokens (secrets of `secretLength`) saved once by this
+    /// library (so the entries of each section follow each other in the file).
+    private func savedStore(_ count: Int, secretLength: Int, at path: String) throws -> TokenStore {
+        var store = TokenStore()
+        for index in 0..<count {
+            store.save(record(index, secret: String(repeating: "w\(index % 10)", count: secretLength / 2)))
+        }
+        try save(&store, to: path)
+        return try load(path)
+    }
+
+    func testRunsOfEntriesAcrossManyWindowsAreCopiedByteForByteAndPlaced() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = try savedStore(60, secretLength: 700, at: path)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let entities = store.entityCount - store.contents.accountMetadata.count
+        XCTAssertGreaterThan(original.count, 16 * 4096, "the runs span many windows")
+
+        // A window of 4 KiB (a few entries each) and output chunks of 4 KiB, into a real file.
+        let other = folder.appendingPathComponent("other.json").path
+        let file = try NativeFile.createNew(other, mode: 0o600)
+        let output = ByteOutput(chunkSize: 4096) { chunk, offset in try file.write(chunk, at: offset) }
+        let copier = CacheSecretCopier(windowSize: 4096)
+        let placements = CacheDocumentWriter.write(store.contents, to: output, copier: copier)
+        try output.finish()
+        XCTAssertFalse(copier.failed)
+        XCTAssertEqual(placements.copied, entities, "every entry is copied")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: other)), original, "byte for byte")
+
+        // Every entry and secret is where the placements say: the store reads them from the new
+        // file and copies every entry from there again.
+        let secrets = store.contents.accessTokens.indices.map { store.accessToken(at: $0)?.secret }
+        store.place(in: CacheFileSnapshot(file: file), placements)
+        XCTAssertEqual(store.contents.accessTokens.indices.map { store.accessToken(at: $0)?.secret }, secrets)
+        XCTAssertEqual(try save(&store, to: path).copied, entities)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), original)
+    }
+
+    func testASeparatorChangedInTheFileBreaksTheRunNotTheDocument() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = try savedStore(8, secretLength: 80, at: path)
+        let entities = store.entityCount - store.contents.accountMetadata.count
+        // Another program rewrites the file in place with the same entries at the same offsets,
+        // but `\n,` between two of them instead of `,\n` (still the same JSON).
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let separator = try XCTUnwrap(text.range(of: "},\n\"uid3"))
+        let changed = text.replacingCharacters(in: separator, with: "}\n,\"uid3")
+        XCTAssertEqual(changed.utf8.count, text.utf8.count)
+        let descriptor = open(path, O_WRONLY)
+        XCTAssertEqual(
+            Array(changed.utf8).withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.utf8.count)
+        close(descriptor)
+
+        let other = folder.appendingPathComponent("other.json").path
+        XCTAssertEqual(try save(&store, to: other).copied, entities, "the entries on both sides are still copied")
+        let saved = try String(contentsOfFile: other, encoding: .utf8)
+        XCTAssertFalse(saved.contains("}\n,"), "the separator is this library's own")
+        XCTAssertEqual(saved, text)
+    }
+
+    func testAnEntryChangedInsideARunIsWrittenFromItsFieldsAndTheRestCopied() throws {
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = try savedStore(10, secretLength: 80, at: path)
+        let entities = store.entityCount - store.contents.accountMetadata.count
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        // The id token and the account of account 4 (in the middle of their sections) change in
+        // place, same length.
+        let descriptor = open(path, O_WRONLY)
+        let changed = text.replacingOccurrences(
+            of: #""uid4.utid","environment":"login.microsoftonline.com","realm""#,
+            with: #""uid4.utid","environment":"login.microsoftonline.org","realm""#)
+        XCTAssertNotEqual(changed, text)
+        XCTAssertEqual(
+            Array(changed.utf8).withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }, changed.utf8.count)
+        close(descriptor)
+
+        let other = folder.appendingPathComponent("other.json").path
+        XCTAssertEqual(try save(&store, to: other).copied, entities - 2)
+        XCTAssertEqual(try String(contentsOfFile: other, encoding: .utf8), text, "the store's view, as it wrote it")
+    }
+
+    func testALargeFileSavedShorterEndsWhereItsDocumentEnds() throws {
+        // Above ``CacheFile/reserveFromBytes`` the new file is allocated at the old one's size first.
+        let path = folder.appendingPathComponent("cache.json").path
+        var store = try savedStore(400, secretLength: 1500, at: path)
+        let before = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        XCTAssertGreaterThan(before, CacheFile.reserveFromBytes)
+        for index in 0..<300 {
+            store.wipeAccount(homeAccountId: "uid\(index).utid", clientId: "c1", environments: nil)
+        }
+        try save(&store, to: path)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertLessThan(bytes.count, before / 2)
+        XCTAssertEqual(bytes.last, UInt8(ascii: "\n"), "no bytes after the document")
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: bytes))
+        let reloaded = try load(path)
+        XCTAssertEqual(reloaded.contents.accounts, store.contents.accounts)
+        XCTAssertEqual(reloaded.contents.accessTokens.count, 100)
+        // And one that grows past the old size.
+        for index in 400..<700 {
+            store.save(record(index, secret: String(repeating: "g", count: 1500)))
+        }
+        try save(&store, to: path)
+        XCTAssertEqual(try load(path).contents.accessTokens.count, 400)
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))))
+    }
 }

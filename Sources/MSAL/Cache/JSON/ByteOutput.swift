@@ -11,15 +11,12 @@ final class ByteOutput {
     private let sink: ((UnsafeRawBufferPointer, Int) throws -> Void)?
     /// The first error the sink threw; later writes are dropped.
     private(set) var sinkError: (any Error)?
-    /// Whether the output only counts bytes (``counting()``).
-    let isCounting: Bool
 
     /// A buffer that keeps everything in memory (``bytes``).
     init(capacity: Int = 1 << 16) {
         self.capacity = max(capacity, 64)
         buffer = .allocate(capacity: self.capacity)
         sink = nil
-        isCounting = false
     }
 
     /// A buffer that passes each full chunk of `chunkSize` bytes to `sink`, with the chunk's
@@ -30,26 +27,6 @@ final class ByteOutput {
         buffer = .allocate(capacity: capacity)
         self.sink = sink
         flushed = start
-        isCounting = false
-    }
-
-    /// An output that keeps nothing and counts the bytes written to it (``position``): what
-    /// secrets and entries copied from a file would be is counted without reading them.
-    private init(counting: ()) {
-        capacity = 4096
-        buffer = .allocate(capacity: capacity)
-        sink = { _, _ in }
-        isCounting = true
-    }
-
-    static func counting() -> ByteOutput {
-        ByteOutput(counting: ())
-    }
-
-    /// Counts `count` bytes as written, for a counting output.
-    func skip(_ count: Int) {
-        precondition(isCounting, "only a counting output skips bytes")
-        flushed += count
     }
 
     deinit {
@@ -120,6 +97,27 @@ final class ByteOutput {
         count += bytes.count
     }
 
+    /// Appends `bytes`, which a large run of hands to the sink as they are, without copying them
+    /// into the buffer first (what is buffered goes first); a small one is buffered.
+    func appendPassingThrough(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let sink, bytes.count >= Self.passThroughBytes, let base = bytes.baseAddress else {
+            append(bytes)
+            return
+        }
+        flush()
+        if sinkError == nil {
+            do {
+                try sink(UnsafeRawBufferPointer(start: base, count: bytes.count), flushed)
+            } catch {
+                sinkError = error
+            }
+        }
+        flushed += bytes.count
+    }
+
+    /// Runs shorter than this are copied into the buffer (a system call each would cost more).
+    static let passThroughBytes = 1 << 14
+
     @inline(__always)
     func append(_ literal: StaticString) {
         append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
@@ -188,11 +186,7 @@ final class ByteOutput {
         let offset = position
         var placement = SecretPlacement(offset: offset, length: 0, escaped: false, check: 0)
         if let range = kept {
-            if isCounting {
-                skip(Int(range.length))
-            } else {
-                copier.withText(range) { append($0) }
-            }
+            copier.withText(range) { append($0) }
             placement.escaped = range.escaped
             placement.check = range.check
         } else {

@@ -247,13 +247,32 @@ private struct SectionWriter {
         let keptKeys = Set(kept.map(\.key))
         var superseded = Set<String>()
         let file = sourceFile
-        for index in entities.indices {
+        var index = 0
+        while index < entities.count {
+            defer { index += 1 }
             output.append(index == 0 ? "\n" : ",\n")
             if !keptKeys.isEmpty {
                 let key = key(of: entities[index])
                 if keptKeys.contains(key) { superseded.insert(key) }
             }
             let origin = origins[originAt: index]
+            if let file, origin.entry != nil {
+                // Entries that follow each other in the file, checked, go over as one run.
+                let run = copier.copyRun(
+                    origins, from: index, to: entities.count, file: file, into: output, placing: placing,
+                    placements: &placements)
+                if run > 0 {
+                    copied += run
+                    if !keptKeys.isEmpty {
+                        for next in (index + 1)..<(index + run) {
+                            let key = key(of: entities[next])
+                            if keptKeys.contains(key) { superseded.insert(key) }
+                        }
+                    }
+                    index += run - 1
+                    continue
+                }
+            }
             if let file, let place = origin.entry,
                 let placement = copier.copyEntry(place, secret: origin.secret, from: file, into: output)
             {

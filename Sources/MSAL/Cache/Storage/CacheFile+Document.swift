@@ -8,6 +8,16 @@ extension CacheFile {
     /// copy and the parse), so a large file never sits in memory beside its parsed form.
     static let windowBytes = 1 << 18
 
+    /// Bytes of the old file read at a time by a save, checked, and handed on to the new file as
+    /// they are (measured with 10,000 accounts here: 64 KiB 51 ms of CPU, 256 KiB 40 ms, 1 MiB
+    /// 33 ms, 4 MiB 37 ms).
+    static let copyWindowBytes = 1 << 20
+
+    /// From this size of the file a save replaces, the new file's space is allocated before it is
+    /// written (``CopySpace/reserve(_:for:)``: measured with 10,000 accounts, 61 MB, here: 25-27 ms
+    /// of CPU a save instead of 36-39 ms). Smaller files are written as they come.
+    static let reserveFromBytes = 1 << 20
+
     /// Bytes handed to the kernel at a time (small enough to stay in the processor's cache
     /// between the copy from the old file and the write).
     static let chunkSize = 1 << 18
@@ -83,10 +93,20 @@ extension CacheFile {
                 throw CacheStorageError.io("write a temporary file", path: temporary, errno: error.code)
             }
         }
-        let copier = CacheSecretCopier(windowSize: Self.chunkSize)
+        let copier = CacheSecretCopier(windowSize: Self.copyWindowBytes)
+        // A large file gets the old one's size up front, and is cut to the document's end.
+        let reserved = contents.sourceFile?.size ?? 0
+        let didReserve = reserved >= Self.reserveFromBytes && CopySpace.reserve(reserved, for: file)
         let placements = CacheDocumentWriter.write(contents, to: output, copier: copier)
         if copier.failed { throw CacheStorageError.changedUnderneath(path: path) }
         try output.finish()
+        if didReserve && output.position < reserved {
+            do throws(FileError) {
+                try file.truncate(to: output.position)
+            } catch {
+                throw CacheStorageError.io("write a temporary file", path: temporary, errno: error.code)
+            }
+        }
         return placements
     }
 }

@@ -34,6 +34,11 @@ final class CacheFileSnapshot: Sendable {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(file) {} }
     }
 
+    /// The file's size now, or 0 when it cannot be told.
+    var size: Int {
+        (try? file.status()).map { Int($0.size) } ?? 0
+    }
+
     /// Up to `count` bytes at `offset` (fewer at the end of the file; none when it cannot be read).
     func bytes(at offset: Int, count: Int) -> [UInt8] {
         (try? file.read(at: offset, count: count)) ?? []
@@ -126,10 +131,78 @@ final class CacheSecretCopier {
     ) -> EntryPlacement? {
         let length = Int(place.length)
         guard length >= 2 else { return nil }
-        if output.isCounting {
-            output.skip(length)
-            return EntryPlacement(entry: nil, secret: nil)
+        return withBytes(file, from: place.offset, count: length) { bytes -> EntryPlacement? in
+            let offset = output.position
+            guard let placement = Self.verified(bytes, place, secret: secret, at: offset) else { return nil }
+            output.append(bytes)
+            return placement
         }
+    }
+
+    /// Copies into `output` the entries of `origins` from `first` on (before `end`) that lie one
+    /// after another in `file`, as this library writes them (each after the first preceded by
+    /// `,\n`, which is also checked), each checked as ``copyEntry(_:secret:from:into:)`` checks
+    /// one. The checked bytes go from the window to `output` as one run, not entry by entry.
+    /// Stops at the first entry that is not next in the file, not what was read, or larger than
+    /// the window. Appends the placements of the entries copied to `placements` when `placing`;
+    /// returns how many were copied (none: nothing appended).
+    func copyRun(
+        _ origins: [EntryOrigin], from first: Int, to end: Int, file: CacheFileSnapshot, into output: ByteOutput,
+        placing: Bool, placements: inout [EntryPlacement]
+    ) -> Int {
+        var index = first
+        // The checked bytes not yet appended, from `pending` (a file offset in the window) to
+        // `checkedEnd`; they go to `output` from its current position.
+        var pending: Int?
+        var checkedEnd = 0
+        let windowBytes = window.assumingMemoryBound(to: UInt8.self)
+        func appendPending() {
+            guard let from = pending else { return }
+            output.appendPassingThrough(
+                UnsafeBufferPointer(start: windowBytes + (from - start), count: checkedEnd - from))
+            pending = nil
+        }
+        while index < end, index < origins.count, let place = origins[index].entry {
+            let length = Int(place.length)
+            if index > first && place.offset != checkedEnd + 2 { break }
+            let from = index > first ? checkedEnd : place.offset
+            let entryEnd = place.offset + length
+            guard length >= 2, entryEnd - from <= capacity else { break }
+            if self.file.map({ !$0.isSameFile(as: file) }) ?? true || from < start || entryEnd > start + count {
+                appendPending()
+                self.file = file
+                start = from
+                count = file.read(into: window, count: capacity, offset: from)
+                if entryEnd > start + count { break }
+            }
+            if index > first
+                && (windowBytes[from - start] != UInt8(ascii: ",")
+                    || windowBytes[from - start + 1] != UInt8(ascii: "\n"))
+            {
+                break
+            }
+            let entry = UnsafeBufferPointer(start: windowBytes + (place.offset - start), count: length)
+            let runStart = pending ?? from
+            let offset = output.position + (place.offset - runStart)
+            guard let placement = Self.verified(entry, place, secret: origins[index].secret, at: offset) else {
+                break
+            }
+            pending = runStart
+            checkedEnd = entryEnd
+            if placing { placements.append(placement) }
+            index += 1
+        }
+        appendPending()
+        return index - first
+    }
+
+    /// Where the entry `bytes` (read from the file at `place`) and its secret go when copied to
+    /// output offset `offset`, when they are still what was read (delimiters, the entry's check,
+    /// the secret's); `nil` when the entry is to be written from its fields.
+    private static func verified(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ place: EntryPlace, secret: SecretSpan?, at offset: Int
+    ) -> EntryPlacement? {
+        let length = Int(place.length)
         // The secret's text within the entry, between its quotes.
         var inside: Range<Int>?
         if let secret {
@@ -137,24 +210,19 @@ final class CacheSecretCopier {
             guard start >= 1, start + Int(secret.length) < length else { return nil }
             inside = start..<(start + Int(secret.length))
         }
-        return withBytes(file, from: place.offset, count: length) { bytes -> EntryPlacement? in
-            guard bytes.count == length, bytes[0] == UInt8(ascii: "\""), bytes[length - 1] == UInt8(ascii: "}"),
-                EntryPlace.check(bytes, secret: inside) == place.check
-            else { return nil }
-            var secretPlacement: SecretPlacement?
-            if let inside, let secret {
-                let quoted = UnsafeBufferPointer(rebasing: bytes[(inside.lowerBound - 1)..<(inside.upperBound + 1)])
-                guard CacheFileSnapshot.holds(quoted, length: secret.length, check: secret.check) else { return nil }
-                secretPlacement = SecretPlacement(
-                    offset: output.position + inside.lowerBound, length: inside.count, escaped: secret.escaped,
-                    check: secret.check)
-            }
-            let offset = output.position
-            output.append(bytes)
-            return EntryPlacement(
-                entry: EntryPlace(offset: offset, check: place.check, length: place.length),
-                secret: secretPlacement)
+        guard bytes.count == length, bytes[0] == UInt8(ascii: "\""), bytes[length - 1] == UInt8(ascii: "}"),
+            EntryPlace.check(bytes, secret: inside) == place.check
+        else { return nil }
+        var secretPlacement: SecretPlacement?
+        if let inside, let secret {
+            let quoted = UnsafeBufferPointer(rebasing: bytes[(inside.lowerBound - 1)..<(inside.upperBound + 1)])
+            guard CacheFileSnapshot.holds(quoted, length: secret.length, check: secret.check) else { return nil }
+            secretPlacement = SecretPlacement(
+                offset: offset + inside.lowerBound, length: inside.count, escaped: secret.escaped,
+                check: secret.check)
         }
+        return EntryPlacement(
+            entry: EntryPlace(offset: offset, check: place.check, length: place.length), secret: secretPlacement)
     }
 
     /// Calls `body` with `count` bytes of `file` from `from` (fewer at the end of the file), read
