@@ -109,9 +109,8 @@ final class CLIDeviceCodeFlowTests: XCTestCase {
         let token = try CLIProcess.run(["token", "--scopes", "User.Read"], environment: variables)
         XCTAssertEqual(token.status, 3, token.errorOutput)
         XCTAssertTrue(token.errorOutput.contains("run `msal login` first"), token.errorOutput)
-        let folder = home + "/.local/share/msal/com.microsoft.identity.universalstorage"
-        let attributes = try FileManager.default.attributesOfItem(atPath: folder)
-        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o700)
+        // Reading creates nothing on disk: the folder (mode 0700) and the file come with the first write.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: home + "/.local/share/msal"))
     }
 
     func testControlCCancelsTheDeviceCodeLogin() throws {
