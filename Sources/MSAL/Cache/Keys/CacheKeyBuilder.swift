@@ -177,6 +177,19 @@ struct CacheKeyBuilder: CacheKeySink {
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Sets the bytes to `key`'s UTF-8, as it is.
+    mutating func set(_ key: String) {
+        reset()
+        bytes.append(contentsOf: key.utf8)
+    }
+
+    /// The hash of the built key's bytes (this process's seed).
+    var keyHash: Int {
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
+    }
+
     /// Whether the built key equals `other`.
     func equals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard other.count == bytes.count, let otherBase = other.baseAddress else { return other.count == bytes.count }
