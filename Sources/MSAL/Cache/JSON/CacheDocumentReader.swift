@@ -183,7 +183,16 @@ struct CacheDocumentReader {
         let last = entities.count - 1
         rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
         origins.pad(to: last)
-        origins.append(EntryOrigin(entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret))
+        // The key as it is in the file is the decoded one when it has no escapes.
+        let keyHash =
+            key.escaped
+            ? nil
+            : Int(
+                truncatingIfNeeded: CacheFileRange.check(
+                    UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start)))
+        origins.append(
+            EntryOrigin(
+                entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret, keyHash: keyHash))
         return nil
     }
 

@@ -183,11 +183,10 @@ struct CacheKeyBuilder: CacheKeySink {
         bytes.append(contentsOf: key.utf8)
     }
 
-    /// The hash of the built key's bytes (this process's seed).
+    /// A hash of the built key's bytes (the fast one of entry checks: keys are not chosen to
+    /// collide, and a collision only costs a comparison of two keys).
     var keyHash: Int {
-        var hasher = Hasher()
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        return hasher.finalize()
+        Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { CacheFileRange.check($0) })
     }
 
     /// Whether the built key equals `other`.

@@ -762,12 +762,18 @@ extension TokenStore {
         var clashes: [String: Claimant] = [:]
         var losers: [Claimant] = []
         func claim(_ claimant: Claimant) {
-            load(claimant)
-            let hash = builder.keyHash
+            let hash: Int
+            if case .entity(let slot) = claimant, let read = origins[originAt: slot].keyHash {
+                hash = read
+            } else {
+                load(claimant)
+                hash = builder.keyHash
+            }
             guard let holder = holders[hash] else {
                 holders[hash] = claimant
                 return
             }
+            load(claimant)
             let key = builder.string
             load(holder)
             func contest(_ earlier: Claimant) -> Claimant {
