@@ -57,6 +57,9 @@ enum CacheSection: CaseIterable {
 struct KeptEntry: Sendable, Equatable {
     var key: String
     var raw: String
+    /// How many entities of its section the document held before it (its place among them, when
+    /// an entity and it share a key: see ``TokenStore/dropKeyClashes(atLoad:)``).
+    var entitiesBefore = 0
 }
 
 extension CacheEntityFields {

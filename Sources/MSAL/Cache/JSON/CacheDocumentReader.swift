@@ -183,7 +183,16 @@ struct CacheDocumentReader {
         let last = entities.count - 1
         rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
         origins.pad(to: last)
-        origins.append(EntryOrigin(entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret))
+        // The key as it is in the file is the decoded one when it has no escapes.
+        let keyHash =
+            key.escaped
+            ? nil
+            : Int(
+                truncatingIfNeeded: CacheFileRange.check(
+                    UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start)))
+        origins.append(
+            EntryOrigin(
+                entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret, keyHash: keyHash))
         return nil
     }
 
@@ -226,7 +235,16 @@ struct CacheDocumentReader {
         let raw = String(
             decoding: UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start), as: UTF8.self)
         let name = try cursor.makeString(key.start, key.end, escaped: key.escaped)
-        contents.keptEntries[section, default: []].append(KeptEntry(key: name, raw: raw))
+        let before: Int
+        switch section {
+        case .accessToken: before = contents.accessTokens.count
+        case .refreshToken: before = contents.refreshTokens.count
+        case .idToken: before = contents.idTokens.count
+        case .account: before = contents.accounts.count
+        case .appMetadata: before = contents.appMetadata.count
+        case .accountMetadata: before = 0
+        }
+        contents.keptEntries[section, default: []].append(KeptEntry(key: name, raw: raw, entitiesBefore: before))
         contents.skipped["\(section.name)", default: 0] += 1
         Log.info("Token cache: a \(section.name) entry it cannot read is kept unchanged: \(reason).")
     }

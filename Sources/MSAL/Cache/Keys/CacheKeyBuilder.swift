@@ -177,6 +177,18 @@ struct CacheKeyBuilder: CacheKeySink {
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Sets the bytes to `key`'s UTF-8, as it is.
+    mutating func set(_ key: String) {
+        reset()
+        bytes.append(contentsOf: key.utf8)
+    }
+
+    /// A hash of the built key's bytes (the fast one of entry checks: keys are not chosen to
+    /// collide, and a collision only costs a comparison of two keys).
+    var keyHash: Int {
+        Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { CacheFileRange.check($0) })
+    }
+
     /// Whether the built key equals `other`.
     func equals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard other.count == bytes.count, let otherBase = other.baseAddress else { return other.count == bytes.count }

@@ -120,6 +120,7 @@ final class TokenCache: Sendable {
                 case .custom(let storage, let key):
                     try reloadCustom(storage, key: key, &state)
                     let result = try body(&state.store)
+                    state.store.dropKeyClashes(atLoad: false)
                     var bytes = try CacheDocumentCodec.encode(state.store.contents)
                     if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
                     do {
@@ -148,6 +149,8 @@ final class TokenCache: Sendable {
             try reload(file, &state, underLocks: true)
         }
         let result = try body(&state.store)
+        // Each key once in what is written, and the store holds what is written.
+        state.store.dropKeyClashes(atLoad: false)
         let saved = try file.save(state.store.contents, to: target) {
             guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
         }

@@ -11,6 +11,9 @@ struct EntryOrigin: Sendable {
     var entry: EntryPlace?
     /// The secret's place, or `nil` when the entity holds its secret.
     var secret: SecretSpan?
+    /// ``CacheKeyBuilder/keyHash`` of the key the entry was read under (which a save writes while
+    /// the entity is unchanged), when the reader had it at hand; settles keys at load cheaply.
+    var keyHash: Int?
 
     static let none = EntryOrigin()
 }

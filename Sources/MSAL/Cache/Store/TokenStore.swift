@@ -56,7 +56,8 @@ struct TokenStore: Sendable {
     }
 
     /// A cache holding `contents` (as read from a document): indexes the entities where they
-    /// are, and drops entries that duplicate another one's meaning (keeping the newer).
+    /// are, and drops entries that duplicate another one's meaning (keeping the newer) or key
+    /// (keeping the later: ``dropKeyClashes(atLoad:)``).
     init(_ loaded: consuming CacheContents) {
         let accountMetadata = loaded.accountMetadata
         loaded.accountMetadata = []
@@ -66,6 +67,7 @@ struct TokenStore: Sendable {
         contents.origins.idTokens.pad(to: contents.idTokens.count)
         contents.origins.accounts.pad(to: contents.accounts.count)
         contents.origins.appMetadata.pad(to: contents.appMetadata.count)
+        dropKeyClashes(atLoad: true)
         buckets.reserveCapacity(contents.accounts.count + contents.refreshTokens.count / 4 + 16)
         var losers = Set<EntityRef>()
         for slot in contents.accessTokens.indices {
@@ -660,5 +662,156 @@ extension TokenStore {
         appIndex[AppKey(environment: metadata.environment, clientId: metadata.clientId)] = index
         contents.appMetadata[index] = metadata
         contents.origins.appMetadata[index] = .none
+    }
+}
+
+/// Each member name once in every section: entries that would share a key are settled in the
+/// store, so that what it holds in memory is what a save writes.
+extension TokenStore {
+    /// One claim on a key: an entity's slot or a kept entry's index, and its origin.
+    private enum Claimant: Hashable {
+        case entity(Int)
+        case kept(Int)
+    }
+
+    /// Drops, of every set of entries that would be written under one key, all but the one
+    /// ``KeyClaim`` keeps, with a warning. `atLoad`: the entries are as read, in document order,
+    /// and the later one stays; otherwise before a save, where a section none of whose entities
+    /// changed since the last settling is not looked at again.
+    mutating func dropKeyClashes(atLoad: Bool) {
+        var builder = CacheKeyBuilder()
+        settle(.accessToken, \.accessTokens, \.origins.accessTokens, .accessToken, atLoad, &builder)
+        settle(.refreshToken, \.refreshTokens, \.origins.refreshTokens, .refreshToken, atLoad, &builder)
+        settle(.idToken, \.idTokens, \.origins.idTokens, .idToken, atLoad, &builder)
+        settle(.account, \.accounts, \.origins.accounts, .account, atLoad, &builder)
+        settle(.appMetadata, \.appMetadata, \.origins.appMetadata, nil, atLoad, &builder)
+        if let kept = contents.keptEntries[.accountMetadata], kept.count > 1 {
+            contents.keptEntries[.accountMetadata] = Self.laterOfEach(kept, .accountMetadata)
+        }
+        for (client, records) in contents.accountMetadataKept where records.count > 1 {
+            contents.accountMetadataKept[client] = Self.laterOfEach(records, .accountMetadata)
+        }
+    }
+
+    /// Settles the keys of one section of entities (`kind` `nil`: app metadata) and its kept entries.
+    private mutating func settle<Entity: CacheEntity>(
+        _ section: CacheSection, _ entities: WritableKeyPath<CacheContents, [Entity]>,
+        _ origins: WritableKeyPath<CacheContents, [EntryOrigin]>, _ kind: Kind?, _ atLoad: Bool,
+        _ builder: inout CacheKeyBuilder
+    ) {
+        let kept = contents.keptEntries[section] ?? []
+        let all = contents[keyPath: entities]
+        let places = contents[keyPath: origins]
+        guard all.count + kept.count > 1 else { return }
+        if !atLoad && !all.indices.contains(where: { places[originAt: $0].entry == nil }) { return }
+        let losers = Self.losers(all, places, kept, atLoad: atLoad, &builder)
+        guard !losers.isEmpty else { return }
+        var lostEntities: [Int] = []
+        var lostKept = Set<Int>()
+        for loser in losers {
+            switch loser {
+            case .entity(let slot): lostEntities.append(slot)
+            case .kept(let index): lostKept.insert(index)
+            }
+        }
+        Log.warning(
+            "Token cache: \(losers.count) \(section.name) entries shared their key with a newer one and are dropped.")
+        if !lostKept.isEmpty {
+            contents.keptEntries[section] = kept.indices.filter { !lostKept.contains($0) }.map { kept[$0] }
+        }
+        // Highest slot first, so swapping the last entity in never moves a pending loser.
+        for slot in lostEntities.sorted(by: >) {
+            if atLoad {
+                // Not indexed yet: removed in place, keeping the document's order.
+                contents[keyPath: entities].remove(at: slot)
+                if slot < contents[keyPath: origins].count { contents[keyPath: origins].remove(at: slot) }
+                for index in contents.keptEntries[section]?.indices ?? (0..<0)
+                where contents.keptEntries[section]![index].entitiesBefore > slot {
+                    contents.keptEntries[section]![index].entitiesBefore -= 1
+                }
+            } else if let kind {
+                remove(EntityRef(kind: kind, slot: Int32(slot)))
+            } else {
+                removeAppMetadata(at: slot)
+            }
+        }
+    }
+
+    /// The claimants that lose their key: entities and kept entries in document order at load
+    /// (a kept entry after the entities read before it), else the entities, then the kept entries.
+    private static func losers<Entity: CacheEntity>(
+        _ entities: [Entity], _ origins: [EntryOrigin], _ kept: [KeptEntry], atLoad: Bool,
+        _ builder: inout CacheKeyBuilder
+    ) -> [Claimant] {
+        func load(_ claimant: Claimant) {
+            switch claimant {
+            case .entity(let slot):
+                if let key = entities[slot].originalKey { builder.set(key) } else { entities[slot].buildKey(&builder) }
+            case .kept(let index): builder.set(kept[index].key)
+            }
+        }
+        func origin(_ claimant: Claimant) -> KeyClaim.Origin {
+            guard !atLoad, case .entity(let slot) = claimant, origins[originAt: slot].entry == nil else {
+                return .unchanged
+            }
+            return .changed
+        }
+        var holders: [Int: Claimant] = [:]
+        holders.reserveCapacity(entities.count + kept.count)
+        // Keys of another key's hash (almost never any), by key.
+        var clashes: [String: Claimant] = [:]
+        var losers: [Claimant] = []
+        func claim(_ claimant: Claimant) {
+            let hash: Int
+            if case .entity(let slot) = claimant, let read = origins[originAt: slot].keyHash {
+                hash = read
+            } else {
+                load(claimant)
+                hash = builder.keyHash
+            }
+            guard let holder = holders[hash] else {
+                holders[hash] = claimant
+                return
+            }
+            load(claimant)
+            let key = builder.string
+            load(holder)
+            func contest(_ earlier: Claimant) -> Claimant {
+                let keepsLater = KeyClaim.winner(earlier: origin(earlier), later: origin(claimant)) == .later
+                losers.append(keepsLater ? earlier : claimant)
+                return keepsLater ? claimant : earlier
+            }
+            if builder.string == key {
+                holders[hash] = contest(holder)
+            } else if let earlier = clashes[key] {
+                clashes[key] = contest(earlier)
+            } else {
+                clashes[key] = claimant
+            }
+        }
+        var next = 0
+        for slot in entities.indices {
+            while atLoad, next < kept.count, kept[next].entitiesBefore <= slot {
+                claim(.kept(next))
+                next += 1
+            }
+            claim(.entity(slot))
+        }
+        while next < kept.count {
+            claim(.kept(next))
+            next += 1
+        }
+        return losers
+    }
+
+    /// The entries of `kept` but those a later one has the key of.
+    private static func laterOfEach(_ kept: [KeptEntry], _ section: CacheSection) -> [KeptEntry] {
+        var last: [String: Int] = [:]
+        for index in kept.indices { last[kept[index].key] = index }
+        guard last.count < kept.count else { return kept }
+        Log.warning(
+            "Token cache: \(kept.count - last.count) \(section.name) entries shared their key with a later one and are dropped."
+        )
+        return kept.indices.filter { last[kept[$0].key] == $0 }.map { kept[$0] }
     }
 }
