@@ -28,6 +28,9 @@ export SWIFT_BACKTRACE=enable=no
 export MSAL_CACHE_SAVES_PER_PROCESS=${MSAL_CACHE_SAVES_PER_PROCESS:-40}
 export MSAL_SOAK_SECONDS=${MSAL_SOAK_SECONDS:-20}
 export MSAL_EXT_SOAK_SECONDS=${MSAL_EXT_SOAK_SECONDS:-10}
+# A writer that finds both lock files removed starts over: the cleaner of that test must leave
+# time for a whole save between two removals.
+export MSAL_BOTH_LOCKS_CLEANER_MICROSECONDS=${MSAL_BOTH_LOCKS_CLEANER_MICROSECONDS:-500000}
 
 failed=()
 report=()
