@@ -157,6 +157,58 @@ final class CacheKeptEntryTests: XCTestCase {
         XCTAssertEqual(store.signInState(clientId: "c", homeAccountId: "odd.account"), .unknown)
     }
 
+    /// A member that this library models for another entry type (an access token's `family_id`,
+    /// an account's `secret`) is this entry's unknown member: kept through every rewrite.
+    func testMembersOfAnotherEntryTypeAreKeptWhenTheEntryIsRewritten() throws {
+        let text = """
+            {"AccessToken": {"k": {"credential_type": "AccessToken", "secret": "s", "home_account_id": "h.t",
+              "environment": "e", "client_id": "c", "realm": "t", "target": "User.Read",
+              "family_id": "1", "username": "u@example.com", "last_modification_time": 17}},
+             "Account": {"a": {"home_account_id": "h.t", "environment": "e", "realm": "t", "username": "u",
+              "secret": "not ours", "target": ["x"], "expires_on": {"odd": true}}},
+             "AppMetadata": {"m": {"client_id": "c", "environment": "e", "realm": "t", "name": "app"}}}
+            """
+        let written = try rewrite(text)
+        let document = try JSONValue(parsing: written)
+        func entry(_ section: String, _ key: String) -> [String: JSONValue] {
+            guard case .object(let top) = document, case .object(let entries)? = top[section],
+                case .object(let entry)? = entries[key]
+            else { return [:] }
+            return entry
+        }
+        let token = entry("AccessToken", "k")
+        XCTAssertEqual(token["family_id"], .string("1"), written)
+        XCTAssertEqual(token["username"], .string("u@example.com"), written)
+        XCTAssertEqual(token["last_modification_time"], .number(JSONValue.Number(17)), written)
+        let account = entry("Account", "a")
+        XCTAssertEqual(account["secret"], .string("not ours"), written)
+        XCTAssertEqual(account["target"], .array([.string("x")]), written)
+        XCTAssertEqual(account["expires_on"], .object(["odd": .bool(true)]), written)
+        let metadata = entry("AppMetadata", "m")
+        XCTAssertEqual(metadata["realm"], .string("t"), written)
+        XCTAssertEqual(metadata["name"], .string("app"), written)
+        let contents = try decode(written)
+        XCTAssertEqual(contents.accessTokens.count, 1, "still an access token of ours")
+        XCTAssertEqual(contents.accounts.count, 1, "still an account of ours")
+        XCTAssertEqual(contents.appMetadata.count, 1)
+    }
+
+    /// A client object of `AccountMetadata` that this library cannot model (its `client_id` is
+    /// not a string, or its map is not an object) is kept whole, and no member is written twice.
+    func testAnAccountMetadataClientThatIsNotOursIsKeptWithoutDuplicateMembers() throws {
+        for client in [
+            #""c": {"client_id": 7, "account_metadata_map": {}}"#,
+            #""c": {"client_id": "c", "account_metadata_map": [1, 2]}"#,
+        ] {
+            let text = "{\"AccountMetadata\": {\(client), \"d\": {\"client_id\": \"d\", \"account_metadata_map\": {}}}}"
+            let written = try rewrite(text) { $0.setSignInState(.signedIn, clientId: "d", homeAccountId: "h.t") }
+            XCTAssertTrue(written.contains(client), written)
+            XCTAssertEqual(written.components(separatedBy: #""client_id""#).count - 1, 3, written)
+            let store = TokenStore(try decode(written))
+            XCTAssertEqual(store.signInState(clientId: "d", homeAccountId: "h.t"), .signedIn)
+        }
+    }
+
     // MARK: - Duplicate member names
 
     func testASectionThatIsNotAnObjectIsWrittenOnce() throws {

@@ -5,41 +5,41 @@ import XCTest
 /// The key matcher decides whether an entry's key can be written back as read; its fast path
 /// (memcmp, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
 final class CacheKeyMatcherTests: XCTestCase {
+    private static let dashText: StaticString = "-"
+    private var dash: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: Self.dashText.utf8Start, count: 1) }
+
     private func matches(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
         var key = key
         return key.withUTF8 { bytes in
             var matcher = CacheKeyMatcher(bytes)
             for (index, component) in components.enumerated() {
-                if index > 0 { matcher.dash() }
+                if index > 0 { matcher.add(literal: dash) }
                 matcher.add(component, lowercase: lowercase)
             }
             return matcher.matchedAll
         }
     }
 
-    /// ``matches(_:_:lowercase:)`` through the fields' bytes as written in a window, as the
-    /// document reader matches keys (components beyond the five key fields go as strings).
+    /// ``matches(_:_:lowercase:)`` through the members' bytes as written in a window, as the
+    /// document reader matches keys (components beyond the first five go as strings).
     private func matchesWritten(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
-        let fields: [CacheEntityFields.Field] = [.homeAccountId, .environment, .clientId, .target, .realm]
+        let members = 5
         var window: [UInt8] = []
-        var fieldBytes = CacheEntityFields.KeyFieldBytes()
-        for (index, component) in components.enumerated() where index < fields.count {
+        var memberBytes = CacheMemberBytes()
+        for (index, component) in components.enumerated() where index < members {
             guard let component else { continue }
-            fieldBytes.record(fields[index], window.count, window.count + component.utf8.count)
+            memberBytes.record(index, window.count, window.count + component.utf8.count)
             window += Array(component.utf8)
         }
         window.append(0)
         var key = key
         return key.withUTF8 { bytes in
             window.withUnsafeBufferPointer { window in
-                var matcher = CacheKeyMatcher(bytes, window: window.baseAddress, fieldBytes: fieldBytes)
+                var matcher = CacheKeyMatcher(bytes, window: window.baseAddress, memberBytes: memberBytes)
                 for (index, component) in components.enumerated() {
-                    if index > 0 { matcher.dash() }
-                    if index < fields.count {
-                        matcher.add(component, field: fields[index], lowercase: lowercase)
-                    } else {
-                        matcher.add(component, lowercase: lowercase)
-                    }
+                    if index > 0 { matcher.add(literal: dash) }
+                    if index < members, matcher.addRecorded(member: index, lowercase: lowercase) { continue }
+                    matcher.add(component, lowercase: lowercase)
                 }
                 return matcher.matchedAll
             }
@@ -49,7 +49,7 @@ final class CacheKeyMatcherTests: XCTestCase {
     private func built(_ components: [String?], lowercase: Bool = true) -> String {
         var builder = CacheKeyBuilder()
         for (index, component) in components.enumerated() {
-            if index > 0 { builder.dash() }
+            if index > 0 { builder.add(literal: dash) }
             builder.add(component, lowercase: lowercase)
         }
         return builder.string

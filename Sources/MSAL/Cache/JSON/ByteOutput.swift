@@ -246,6 +246,6 @@ struct SecretPlacement {
     /// Whether the store keeps the secret as this place (``TokenStore/place(in:_:)``) rather than
     /// as text: a place would not save memory for a short one.
     var isKeptInFile: Bool {
-        CacheEntityFields.keepsInFile(secretLength: length)
+        SecretSpan.keepsInFile(secretLength: length)
     }
 }

@@ -2,7 +2,7 @@
 /// input can arrive in windows: when a step runs out of bytes it is retried on a longer window.
 ///
 /// Structure errors (not JSON, truncated) fail the whole document; an entry that is JSON but
-/// lacks a required field or has a field of the wrong type is skipped and counted.
+/// lacks a required member or has one of the wrong type is kept byte for byte and counted.
 struct CacheDocumentReader {
     private enum State {
         case start
@@ -14,7 +14,7 @@ struct CacheDocumentReader {
 
     private var state = State.start
     private(set) var contents = CacheContents()
-    private var fields = CacheEntityFields()
+    private var scan = CacheEntryScan()
     private var interner = StringInterner()
     /// The file the document is read from, when secrets are to be kept as places in it.
     let snapshot: CacheFileSnapshot?
@@ -128,60 +128,67 @@ struct CacheDocumentReader {
         }
         if section == .accountMetadata {
             let clientKey = try cursor.makeString(key.start, key.end, escaped: key.escaped)
-            try readAccountMetadata(clientKey: clientKey, &cursor)
-            return
-        }
-        try cursor.readEntity(into: &fields, interner: &interner, snapshot: snapshot)
-        if let invalid = fields.invalidField {
-            try keep(section, key, cursor, reason: "the field \(invalid) has a value of the wrong type")
+            if let reason = try readAccountMetadata(clientKey: clientKey, &cursor) {
+                try keep(section, key, cursor, reason: reason)
+            }
             return
         }
         // The entry's bytes, when it is read from a file that later saves copy it from.
-        let entry = snapshot == nil ? nil : (key.start - 1)..<cursor.index
-        // Each entity is moved from its fields into the contents and its key checked in place,
-        // never copied: an entity holds a dozen references, and a copy costs a retain and a
-        // release for each.
-        let missing: MissingField?
+        let entry = snapshot == nil ? nil : (key.start - 1)
+        let reason: String?
         switch section {
         case .accessToken:
-            missing = Self.take(
-                &fields, into: &contents.accessTokens, &contents.origins.accessTokens, key, entry, cursor
-            ) { $0.takeAccessToken(into: &$1) }
+            reason = try Self.read(
+                into: &contents.accessTokens, &contents.origins.accessTokens, &scan, &interner, snapshot, key, entry,
+                &cursor)
         case .refreshToken:
-            missing = Self.take(
-                &fields, into: &contents.refreshTokens, &contents.origins.refreshTokens, key, entry, cursor
-            ) { $0.takeRefreshToken(into: &$1) }
+            reason = try Self.read(
+                into: &contents.refreshTokens, &contents.origins.refreshTokens, &scan, &interner, snapshot, key,
+                entry, &cursor)
         case .idToken:
-            missing = Self.take(&fields, into: &contents.idTokens, &contents.origins.idTokens, key, entry, cursor) {
-                $0.takeIdToken(into: &$1)
-            }
+            reason = try Self.read(
+                into: &contents.idTokens, &contents.origins.idTokens, &scan, &interner, snapshot, key, entry, &cursor)
         case .account:
-            missing = Self.take(&fields, into: &contents.accounts, &contents.origins.accounts, key, entry, cursor) {
-                $0.takeAccount(into: &$1)
-            }
+            reason = try Self.read(
+                into: &contents.accounts, &contents.origins.accounts, &scan, &interner, snapshot, key, entry, &cursor)
         case .appMetadata:
-            missing = Self.take(
-                &fields, into: &contents.appMetadata, &contents.origins.appMetadata, key, entry, cursor
-            ) { $0.takeAppMetadata(into: &$1) }
+            reason = try Self.read(
+                into: &contents.appMetadata, &contents.origins.appMetadata, &scan, &interner, snapshot, key, entry,
+                &cursor)
         case .accountMetadata:
-            missing = nil
+            reason = nil
         }
-        if let missing { try keep(section, key, cursor, reason: "it has no \(missing.name)") }
+        if let reason { try keep(section, key, cursor, reason: reason) }
     }
 
-    /// Moves the entity out of `fields` into `entities` with `take` (which returns the required
-    /// field it lacks instead), checks its key in place, and appends its origin (where its entry
-    /// `entry` and its secret are in the file) to `origins`. Static, with the reader's fields and
-    /// arrays passed separately, so that nothing copies the reader or the entity.
-    private static func take<Entity: CacheEntity>(
-        _ fields: inout CacheEntityFields, into entities: inout [Entity], _ origins: inout [EntryOrigin],
-        _ key: (start: Int, end: Int, escaped: Bool), _ entry: Range<Int>?, _ cursor: JSONByteCursor,
-        _ take: (inout CacheEntityFields, inout [Entity]) -> MissingField?
-    ) -> MissingField? {
-        let secret = fields.secretSpan
-        if let missing = take(&fields, &entities) { return missing }
+    /// Reads the entry at the cursor into a new entity at the end of `entities`, checks its key
+    /// in place, and appends its origin (where its entry, from `entryStart`, and its secret are in
+    /// the file) to `origins`; or, when the entry cannot be an entity (a member of the wrong type,
+    /// a required one missing), removes it again and returns why. Static, with the reader's
+    /// arrays and state passed separately, so that nothing copies the reader or the entity: an
+    /// entity is read in place in its array (a copy costs a retain and a release per string).
+    private static func read<Entity: CacheEntity>(
+        into entities: inout [Entity], _ origins: inout [EntryOrigin], _ scan: inout CacheEntryScan,
+        _ interner: inout StringInterner, _ snapshot: CacheFileSnapshot?,
+        _ key: (start: Int, end: Int, escaped: Bool), _ entryStart: Int?, _ cursor: inout JSONByteCursor
+    ) throws(JSONScanError) -> String? {
+        entities.append(Entity())
         let last = entities.count - 1
-        rememberKey(of: &entities[last], key, cursor, fields.keyFieldBytes)
+        do {
+            try cursor.readEntry(into: &entities[last], &scan, interner: &interner, snapshot: snapshot)
+        } catch {
+            entities.removeLast()
+            throw error
+        }
+        if let invalid = scan.invalidMember {
+            entities.removeLast()
+            return "the field \(invalid) has a value of the wrong type"
+        }
+        if let missing = scan.missingMember(Entity.schema) {
+            entities.removeLast()
+            return "it has no \(missing)"
+        }
+        rememberKey(of: &entities[last], key, cursor, scan.memberBytes)
         origins.pad(to: last)
         // The key as it is in the file is the decoded one when it has no escapes.
         let keyHash =
@@ -190,9 +197,11 @@ struct CacheDocumentReader {
             : Int(
                 truncatingIfNeeded: CacheFileRange.check(
                     UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start)))
+        let secret = scan.secretSpan
         origins.append(
             EntryOrigin(
-                entry: entry.flatMap { place(of: $0, secret: secret, cursor) }, secret: secret, keyHash: keyHash))
+                entry: entryStart.flatMap { place(of: $0..<cursor.index, secret: secret, cursor) }, secret: secret,
+                keyHash: keyHash))
         return nil
     }
 
@@ -213,11 +222,11 @@ struct CacheDocumentReader {
     /// Remembers the key `entity` was read under when it differs from the one we write.
     private static func rememberKey<Entity: CacheEntity>(
         of entity: inout Entity, _ key: (start: Int, end: Int, escaped: Bool), _ cursor: JSONByteCursor,
-        _ fieldBytes: CacheEntityFields.KeyFieldBytes
+        _ memberBytes: CacheMemberBytes
     ) {
         var matcher = CacheKeyMatcher(
             UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start), window: cursor.base,
-            fieldBytes: fieldBytes)
+            memberBytes: memberBytes)
         entity.buildKey(&matcher)
         if key.escaped || !matcher.matchedAll {
             entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
@@ -249,34 +258,41 @@ struct CacheDocumentReader {
         Log.info("Token cache: a \(section.name) entry it cannot read is kept unchanged: \(reason).")
     }
 
-    private mutating func skip(_ section: CacheSection, reason: String) {
-        contents.skipped["\(section.name)", default: 0] += 1
-        Log.warning("Token cache: skipped a malformed \(section.name) entry: \(reason).")
-    }
-
-    /// One client's object of the `AccountMetadata` section.
-    private mutating func readAccountMetadata(clientKey: String, _ cursor: inout JSONByteCursor) throws(JSONScanError) {
-        guard try cursor.peek() == UInt8(ascii: "{") else {
-            _ = try cursor.skipValue()
-            return skip(.accountMetadata, reason: "the entry is not a JSON object")
-        }
-        cursor.index += 1
+    /// One client's object of the `AccountMetadata` section; or, when its `client_id` is not a
+    /// string or its `account_metadata_map` not an object, nothing, and why (the caller keeps the
+    /// whole object byte for byte: written back with members of ours beside it, it would name
+    /// them twice).
+    private mutating func readAccountMetadata(
+        clientKey: String, _ cursor: inout JSONByteCursor
+    ) throws(JSONScanError) -> String? {
+        try cursor.expect(UInt8(ascii: "{"), "'{'")
         var clientId = clientKey
         var records: [CacheAccountMetadata] = []
         var keptRecords: [KeptEntry] = []
         var unknown = UnknownFields.none
+        var notOurs: String?
         if try cursor.peek() == UInt8(ascii: "}") {
             cursor.index += 1
-            return
+            return nil
         }
         repeat {
             let name = try cursor.scanString()
             try cursor.expect(UInt8(ascii: ":"), "':'")
-            if cursor.bytesEqual(name.start, name.end, "client_id"), try cursor.peek() == UInt8(ascii: "\"") {
-                clientId = try cursor.string()
-            } else if cursor.bytesEqual(name.start, name.end, "account_metadata_map"),
-                try cursor.peek() == UInt8(ascii: "{")
+            let isClientId = !name.escaped && cursor.bytesEqual(name.start, name.end, "client_id")
+            let isMap = !name.escaped && cursor.bytesEqual(name.start, name.end, "account_metadata_map")
+            let next = try cursor.peek()
+            if name.escaped,
+                ["client_id", "account_metadata_map"].contains(
+                    try cursor.makeString(name.start, name.end, escaped: true))
             {
+                _ = try cursor.skipValue()
+                notOurs = "it names a member of ours with escapes"
+            } else if isClientId, next == UInt8(ascii: "\"") {
+                clientId = try cursor.string()
+            } else if isClientId || (isMap && next != UInt8(ascii: "{")) {
+                _ = try cursor.skipValue()
+                notOurs = "its \(isClientId ? "client_id is not a string" : "account_metadata_map is not an object")"
+            } else if isMap {
                 cursor.index += 1
                 if try cursor.peek() == UInt8(ascii: "}") {
                     cursor.index += 1
@@ -313,10 +329,12 @@ struct CacheDocumentReader {
                 unknown.raw = unknown.isEmpty ? member : unknown.raw + "," + member
             }
         } while try cursor.separator(close: UInt8(ascii: "}"))
+        if let notOurs { return notOurs }
         for index in records.indices { records[index].clientId = clientId }
         contents.accountMetadata.append(contentsOf: records)
         if !unknown.isEmpty { contents.accountMetadataUnknown[clientId] = unknown }
         if !keptRecords.isEmpty { contents.accountMetadataKept[clientId, default: []] += keptRecords }
+        return nil
     }
 
     /// A record of `account_metadata_map` (small; read with the general JSON parser).
@@ -347,16 +365,3 @@ struct CacheDocumentReader {
         return record
     }
 }
-
-/// What the reader and writer need of every entity type.
-protocol CacheEntity: Sendable {
-    var originalKey: String? { get set }
-    var unknown: UnknownFields { get }
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink)
-}
-
-extension CacheAccessToken: CacheEntity {}
-extension CacheRefreshToken: CacheEntity {}
-extension CacheIdToken: CacheEntity {}
-extension CacheAccount: CacheEntity {}
-extension CacheAppMetadata: CacheEntity {}

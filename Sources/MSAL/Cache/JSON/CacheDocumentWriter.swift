@@ -31,73 +31,11 @@ enum CacheDocumentWriter {
             output: output, copier: copier, sourceFile: contents.sourceFile, placing: placing,
             keptEntries: contents.keptEntries, unusableSections: contents.unusableSections)
         output.append("{")
-        placements.accessTokens = writer.section(.accessToken, contents.accessTokens, contents.origins.accessTokens) {
-            token, kept, output, copier in
-            var first = true
-            output.member("credential_type", "AccessToken", first: &first)
-            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
-            output.member("home_account_id", token.homeAccountId, first: &first)
-            output.member("environment", token.environment, first: &first)
-            output.member("client_id", token.clientId, first: &first)
-            output.member("target", token.target, first: &first)
-            output.member("realm", token.realm, first: &first)
-            output.member("token_type", token.tokenType, first: &first)
-            output.member("cached_at", timestamp: token.cachedAt, first: &first)
-            output.member("expires_on", timestamp: token.expiresOn, first: &first)
-            output.member("extended_expires_on", timestamp: token.extendedExpiresOn, first: &first)
-            output.member("refresh_on", timestamp: token.refreshOn, first: &first)
-            return secret
-        }
-        placements.refreshTokens = writer.section(
-            .refreshToken, contents.refreshTokens, contents.origins.refreshTokens
-        ) { token, kept, output, copier in
-            var first = true
-            output.member("credential_type", "RefreshToken", first: &first)
-            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
-            output.member("home_account_id", token.homeAccountId, first: &first)
-            output.member("environment", token.environment, first: &first)
-            output.member("client_id", token.clientId, first: &first)
-            output.member("target", token.target, first: &first)
-            output.member("realm", token.realm, first: &first)
-            output.member("last_modification_time", token.lastModificationTime, first: &first)
-            output.member("family_id", token.familyId, first: &first)
-            return secret
-        }
-        placements.idTokens = writer.section(.idToken, contents.idTokens, contents.origins.idTokens) {
-            token, kept, output, copier in
-            var first = true
-            output.member("credential_type", "IdToken", first: &first)
-            let secret = output.secretMember(token.secret, kept: kept, copier: copier, first: &first)
-            output.member("home_account_id", token.homeAccountId, first: &first)
-            output.member("environment", token.environment, first: &first)
-            output.member("realm", token.realm, first: &first)
-            output.member("client_id", token.clientId, first: &first)
-            return secret
-        }
-        placements.accounts = writer.section(.account, contents.accounts, contents.origins.accounts) {
-            account, _, output, _ in
-            var first = true
-            output.member("home_account_id", account.homeAccountId, first: &first)
-            output.member("environment", account.environment, first: &first)
-            output.member("realm", account.realm, first: &first)
-            output.member("local_account_id", account.localAccountId, first: &first)
-            output.member("username", account.username, first: &first)
-            output.member("authority_type", account.authorityType, first: &first)
-            output.member("client_info", account.clientInfo, first: &first)
-            output.member("name", account.name, first: &first)
-            output.member("given_name", account.givenName, first: &first)
-            output.member("family_name", account.familyName, first: &first)
-            output.member("middle_name", account.middleName, first: &first)
-            return nil
-        }
-        placements.appMetadata = writer.section(.appMetadata, contents.appMetadata, contents.origins.appMetadata) {
-            metadata, _, output, _ in
-            var first = true
-            output.member("client_id", metadata.clientId, first: &first)
-            output.member("environment", metadata.environment, first: &first)
-            output.member("family_id", metadata.familyId, first: &first)
-            return nil
-        }
+        placements.accessTokens = writer.section(contents.accessTokens, contents.origins.accessTokens)
+        placements.refreshTokens = writer.section(contents.refreshTokens, contents.origins.refreshTokens)
+        placements.idTokens = writer.section(contents.idTokens, contents.origins.idTokens)
+        placements.accounts = writer.section(contents.accounts, contents.origins.accounts)
+        placements.appMetadata = writer.section(contents.appMetadata, contents.origins.appMetadata)
         placements.copied = writer.copied
         let keptMetadata = contents.keptEntries[.accountMetadata] ?? []
         if !contents.accountMetadata.isEmpty || !contents.accountMetadataUnknown.isEmpty || !keptMetadata.isEmpty
@@ -218,17 +156,13 @@ private struct SectionWriter {
         return String(decoding: builder.bytes, as: UTF8.self)
     }
 
-    /// Writes `section`, `"name":{…}` (preceded by a comma but for the first section): the
-    /// entities, then the entries kept byte for byte, but for those whose key an entity is written
-    /// under (the entity is newer: ours replaces it, as MSAL Python replaces an entry by its key).
-    /// A section that was not an object is written back as it was while it has no entries. `body`
-    /// writes an entity's members from the first one on (with the place of its secret in the
-    /// source file, when the store keeps it there) and returns where its secret went. Returns
-    /// where each entry went when `placing`.
-    mutating func section<Entity: CacheEntity>(
-        _ section: CacheSection, _ entities: [Entity], _ origins: [EntryOrigin],
-        _ body: (Entity, CacheFileRange?, ByteOutput, CacheSecretCopier) -> SecretPlacement?
-    ) -> [EntryPlacement] {
+    /// Writes the entities' section, `"name":{…}` (preceded by a comma but for the first
+    /// section): the entities, then the entries kept byte for byte, but for those whose key an
+    /// entity is written under (the entity is newer: ours replaces it, as MSAL Python replaces an
+    /// entry by its key). A section that was not an object is written back as it was while it
+    /// has no entries. Returns where each entry went when `placing`.
+    mutating func section<Entity: CacheEntity>(_ entities: [Entity], _ origins: [EntryOrigin]) -> [EntryPlacement] {
+        let section = Entity.schema.section
         var placements: [EntryPlacement] = []
         let kept = keptEntries[section] ?? []
         output.append(section == .accessToken ? "\n\"" : ",\n\"")
@@ -290,7 +224,7 @@ private struct SectionWriter {
             output.append(":{")
             let kept = file.flatMap { file in origin.secret.map { $0.range(in: file) } }
             if origin.secret != nil && kept == nil { copier.recordFailure() }
-            let secret = body(entities[index], kept, output, copier)
+            let secret = Entity.schema.writeMembers(of: entities[index], keptSecret: kept, to: output, copier: copier)
             let unknown = entities[index].unknown
             if !unknown.isEmpty {
                 output.append(",")
@@ -307,6 +241,33 @@ private struct SectionWriter {
         }
         output.append("}")
         return placements
+    }
+}
+
+extension CacheSchema {
+    /// Writes the members of `entity`'s entry in the schema's order, from the first one on (the
+    /// secret from its place in the source file when the store keeps it there, `keptSecret`);
+    /// returns where its secret went.
+    func writeMembers(
+        of entity: Entity, keptSecret: CacheFileRange?, to output: ByteOutput, copier: CacheSecretCopier
+    ) -> SecretPlacement? {
+        var first = true
+        var secret: SecretPlacement?
+        for member in members {
+            switch member.value {
+            case .credentialType(let literal):
+                output.member(member.name, "\(literal)", first: &first)
+            case .secret(let path):
+                secret = output.secretMember(entity[keyPath: path], kept: keptSecret, copier: copier, first: &first)
+            case .required(let path), .defaulted(let path):
+                output.member(member.name, entity[keyPath: path], first: &first)
+            case .optional(let path), .stringOrNumber(let path):
+                output.member(member.name, entity[keyPath: path], first: &first)
+            case .timestamp(let path):
+                output.member(member.name, timestamp: entity[keyPath: path], first: &first)
+            }
+        }
+        return secret
     }
 }
 

@@ -1,25 +1,26 @@
-/// Receives the parts of a key: ``CacheKeyBuilder`` collects them, ``CacheKeyMatcher``
-/// compares them with a key read from a document without building anything.
+/// Receives the parts of a key, as ``CacheSchema/buildKey(_:_:)`` gives them:
+/// ``CacheKeyBuilder`` collects them, ``CacheKeyMatcher`` compares them with a key read from a
+/// document without building anything.
 protocol CacheKeySink {
     mutating func reset()
     /// A component, lowercased unless `lowercase` is false.
     mutating func add(_ component: String?, lowercase: Bool)
-    mutating func add(_ literal: StaticString)
-    mutating func dash()
-    /// A component that is the value of `field`, lowercased unless `lowercase` is false.
-    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool)
+    /// Literal bytes of the key's template.
+    mutating func add(literal: UnsafeBufferPointer<UInt8>)
+    /// A component that is the value of the schema's member `member`, lowercased unless
+    /// `lowercase` is false.
+    mutating func add(_ component: String?, member: Int, lowercase: Bool)
+    /// Takes the value of `member` from where the sink recorded it, if it did (then the entity's
+    /// value is not read); `false` otherwise.
+    mutating func addRecorded(member: Int, lowercase: Bool) -> Bool
 }
 
 extension CacheKeySink {
-    mutating func add(_ component: String?) { add(component, lowercase: true) }
-
-    mutating func add(_ component: String?, field: CacheEntityFields.Field) {
-        add(component, field: field, lowercase: true)
-    }
-
-    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool) {
+    mutating func add(_ component: String?, member: Int, lowercase: Bool) {
         add(component, lowercase: lowercase)
     }
+
+    mutating func addRecorded(member: Int, lowercase: Bool) -> Bool { false }
 }
 
 /// Compares a key built from an entity's fields with the bytes of the key it was read under.
@@ -28,38 +29,36 @@ struct CacheKeyMatcher: CacheKeySink {
     private let count: Int
     private var position = 0
     private(set) var matches = true
-    /// The window the entity was read from, and where its key fields' values lie in it.
+    /// The window the entity was read from, and where its members' values lie in it.
     private let window: UnsafePointer<UInt8>?
-    private let fieldBytes: CacheEntityFields.KeyFieldBytes
+    private let memberBytes: CacheMemberBytes
 
-    /// A matcher of `key`; with `window`, the values of fields found in `fieldBytes` are compared
-    /// as they are written there (most keys match them as they are), without touching the strings.
+    /// A matcher of `key`; with `window`, the values of members found in `memberBytes` are
+    /// compared as they are written there (most keys match them as they are), without touching
+    /// the strings.
     init(
         _ key: UnsafeBufferPointer<UInt8>, window: UnsafePointer<UInt8>? = nil,
-        fieldBytes: CacheEntityFields.KeyFieldBytes = .init()
+        memberBytes: CacheMemberBytes = .init()
     ) {
         base = key.baseAddress ?? UnsafePointer(bitPattern: 1)!
         count = key.count
         self.window = window
-        self.fieldBytes = fieldBytes
+        self.memberBytes = memberBytes
     }
 
-    mutating func add(_ component: String?, field: CacheEntityFields.Field, lowercase: Bool) {
-        guard matches, component != nil else { return }
-        if lowercase, let window, let range = fieldBytes[field] {
-            // The value as written is the entity's string when it is ASCII (it had no escapes).
-            let raw = UnsafeBufferPointer(start: window + range.lowerBound, count: range.count)
-            guard position + raw.count <= count else {
-                matches = false
-                return
-            }
-            if let equal = ASCII.lowercased(raw, equals: base + position) {
-                if equal { position += raw.count } else { matches = false }
-                return
-            }
+    /// The member's value as written in the window, when it was recorded there and is ASCII (it
+    /// had no escapes, so it is the entity's string), compared without reading the entity.
+    mutating func addRecorded(member: Int, lowercase: Bool) -> Bool {
+        guard lowercase, let window, let range = memberBytes[member] else { return false }
+        guard matches else { return true }
+        let raw = UnsafeBufferPointer(start: window + range.lowerBound, count: range.count)
+        guard position + raw.count <= count else {
+            matches = false
+            return true
         }
-        // Escaped, not ASCII, or kept as written: the component as the entity holds it.
-        add(component, lowercase: lowercase)
+        guard let equal = ASCII.lowercased(raw, equals: base + position) else { return false }
+        if equal { position += raw.count } else { matches = false }
+        return true
     }
 
     /// Whether the whole key matched.
@@ -108,23 +107,15 @@ struct CacheKeyMatcher: CacheKeySink {
         }
     }
 
-    mutating func add(_ literal: StaticString) {
+    mutating func add(literal: UnsafeBufferPointer<UInt8>) {
         guard matches else { return }
-        let length = literal.utf8CodeUnitCount
-        guard position + length <= count, memcmpEqual(literal.utf8Start, base + position, length) else {
+        let length = literal.count
+        guard position + length <= count, length == 0 || memcmpEqual(literal.baseAddress!, base + position, length)
+        else {
             matches = false
             return
         }
         position += length
-    }
-
-    mutating func dash() {
-        guard matches else { return }
-        guard position < count, base[position] == UInt8(ascii: "-") else {
-            matches = false
-            return
-        }
-        position += 1
     }
 }
 
@@ -167,12 +158,8 @@ struct CacheKeyBuilder: CacheKeySink {
         }
     }
 
-    mutating func dash() {
-        bytes.append(UInt8(ascii: "-"))
-    }
-
-    mutating func add(_ literal: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    mutating func add(literal: UnsafeBufferPointer<UInt8>) {
+        bytes.append(contentsOf: literal)
     }
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -196,86 +183,11 @@ struct CacheKeyBuilder: CacheKeySink {
     }
 }
 
-extension CacheAccessToken {
-    /// `<home_account_id>-<environment>-accesstoken-<client_id>-<realm>-<target>`.
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
-        builder.reset()
-        builder.add(homeAccountId, field: .homeAccountId)
-        builder.dash()
-        builder.add(environment, field: .environment)
-        builder.add("-accesstoken-")
-        builder.add(clientId, field: .clientId)
-        builder.dash()
-        builder.add(realm, field: .realm)
-        builder.dash()
-        builder.add(target, field: .target)
-    }
-}
-
-extension CacheRefreshToken {
-    /// `<home_account_id>-<environment>-refreshtoken-<client_id>--<target>`.
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
-        builder.reset()
-        builder.add(homeAccountId, field: .homeAccountId)
-        builder.dash()
-        builder.add(environment, field: .environment)
-        builder.add("-refreshtoken-")
-        builder.add(clientId, field: .clientId)
-        builder.add("--")
-        builder.add(target, field: .target)
-    }
-}
-
-extension CacheIdToken {
-    /// `<home_account_id>-<environment>-idtoken-<client_id>-<realm>-`.
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
-        builder.reset()
-        builder.add(homeAccountId, field: .homeAccountId)
-        builder.dash()
-        builder.add(environment, field: .environment)
-        builder.add("-idtoken-")
-        builder.add(clientId, field: .clientId)
-        builder.dash()
-        builder.add(realm, field: .realm)
-        builder.dash()
-    }
-}
-
-extension CacheAccount {
-    /// `<home_account_id>-<environment>-<realm>`.
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
-        builder.reset()
-        builder.add(homeAccountId, field: .homeAccountId)
-        builder.dash()
-        builder.add(environment, field: .environment)
-        builder.dash()
-        builder.add(realm, field: .realm)
-    }
-}
-
-extension CacheAppMetadata {
-    /// `appmetadata-<environment>-<client_id>`, not lowercased (as MSAL Python builds it; it
-    /// looks app metadata up by this exact key).
-    func buildKey<Sink: CacheKeySink>(_ builder: inout Sink) {
-        builder.reset()
-        builder.add("appmetadata-")
-        builder.add(environment, field: .environment, lowercase: false)
-        builder.dash()
-        builder.add(clientId, field: .clientId, lowercase: false)
-    }
-}
-
 /// The keys as strings, for tests and logs.
 enum CacheKeys {
-    static func key(_ token: CacheAccessToken) -> String { make(token.buildKey) }
-    static func key(_ token: CacheRefreshToken) -> String { make(token.buildKey) }
-    static func key(_ token: CacheIdToken) -> String { make(token.buildKey) }
-    static func key(_ account: CacheAccount) -> String { make(account.buildKey) }
-    static func key(_ metadata: CacheAppMetadata) -> String { make(metadata.buildKey) }
-
-    private static func make(_ build: (inout CacheKeyBuilder) -> Void) -> String {
+    static func key<Entity: CacheEntity>(_ entity: Entity) -> String {
         var builder = CacheKeyBuilder()
-        build(&builder)
+        entity.buildKey(&builder)
         return builder.string
     }
 }

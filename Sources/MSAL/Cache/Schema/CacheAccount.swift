@@ -2,21 +2,21 @@
 /// (tenant), so a multi-tenant account has one record per tenant profile.
 struct CacheAccount: Sendable, Equatable {
     /// The home account id.
-    var homeAccountId: String
-    var environment: String
+    var homeAccountId = ""
+    var environment = ""
     /// The tenant id of this profile; the home profile has realm == utid.
-    var realm: String
+    var realm = ""
     /// The object id in this tenant (`oid`), or `sub` without one.
-    var localAccountId: String
-    var username: String
+    var localAccountId = ""
+    var username = ""
     /// `MSSTS` (AAD v2, B2C, CIAM), `AAD`, `MSA`, `ADFS` or `Other`.
-    var authorityType: String
+    var authorityType = "MSSTS"
     /// The raw base64url `client_info`, when known.
-    var clientInfo: String?
-    var name: String?
-    var givenName: String?
-    var familyName: String?
-    var middleName: String?
+    var clientInfo: String? = nil
+    var name: String? = nil
+    var givenName: String? = nil
+    var familyName: String? = nil
+    var middleName: String? = nil
     var unknown: UnknownFields = .none
-    var originalKey: String?
+    var originalKey: String? = nil
 }

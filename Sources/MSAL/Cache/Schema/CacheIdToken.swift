@@ -2,13 +2,13 @@
 /// environment, realm and client.
 struct CacheIdToken: Sendable, Equatable {
     /// The home account id.
-    var homeAccountId: String
-    var environment: String
-    var clientId: String
-    var realm: String
+    var homeAccountId = ""
+    var environment = ""
+    var clientId = ""
+    var realm = ""
     /// The raw id_token (a JWT); empty while the store keeps it as a place in the cache file
     /// (``TokenStore`` resolves it: read tokens through the store's queries).
-    var secret: String
+    var secret = ""
     var unknown: UnknownFields = .none
-    var originalKey: String?
+    var originalKey: String? = nil
 }

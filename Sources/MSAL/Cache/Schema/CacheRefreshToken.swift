@@ -4,22 +4,22 @@
 /// the client belongs to a family (FOCI). Family lookups find it by `family_id`.
 struct CacheRefreshToken: Sendable, Equatable {
     /// The home account id.
-    var homeAccountId: String
-    var environment: String
-    var clientId: String
+    var homeAccountId = ""
+    var environment = ""
+    var clientId = ""
     /// The token; empty while the store keeps it as a place in the cache file
     /// (``TokenStore`` resolves it: read tokens through the store's queries).
-    var secret: String
+    var secret = ""
     /// The scopes it was granted with, joined by spaces (optional in the schema).
-    var target: String?
+    var target: String? = nil
     /// `"1"` for the Microsoft family; `nil` when not a family token.
-    var familyId: String?
+    var familyId: String? = nil
     /// `last_modification_time` as written (integer or fractional epoch seconds).
-    var lastModificationTime: String?
+    var lastModificationTime: String? = nil
     /// A realm, rarely present (refresh tokens are cross-tenant).
-    var realm: String?
+    var realm: String? = nil
     var unknown: UnknownFields = .none
-    var originalKey: String?
+    var originalKey: String? = nil
 
     /// Whether this token is a family refresh token.
     var isFamilyToken: Bool { !(familyId ?? "").isEmpty }

@@ -53,6 +53,16 @@ struct SecretSpan: Sendable, Equatable {
     func range(in file: CacheFileSnapshot) -> CacheFileRange {
         CacheFileRange(file: file, offset: offset, length: length, escaped: escaped, check: check)
     }
+
+    /// Shorter secrets are kept as text: a place in the file would not save memory.
+    static let smallestKept = 32
+
+    /// Whether a secret whose JSON text is `length` bytes is kept as its place in the file (when
+    /// read from one, and after a save): the one rule for both, which the entry checks rely on
+    /// (``EntryPlace/check(_:secret:)`` leaves out exactly the secrets kept so).
+    static func keepsInFile(secretLength length: Int) -> Bool {
+        length >= smallestKept && length <= Int32.max
+    }
 }
 
 /// The origins of the entities of each kind, parallel to ``CacheContents``' arrays. An array
