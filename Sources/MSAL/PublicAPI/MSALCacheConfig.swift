@@ -24,6 +24,10 @@ public final class MSALCacheConfig: @unchecked Sendable {
         var cacheFileURL: URL?
         var inMemoryOnly = false
         var encryptionKey: Data?
+        var encryptionKeyStore: (any MSALCacheKeyStore)?
+        /// The key taken from ``encryptionKeyStore`` when an application was created (set on the
+        /// application's own copy of the configuration only; never public).
+        var resolvedStoreKey: [UInt8]?
         var customStorage: (any MSALCacheStorage)?
         var lockTimeout: TimeInterval = 10
     }
@@ -62,6 +66,24 @@ public final class MSALCacheConfig: @unchecked Sendable {
     public var encryptionKey: Data? {
         get { values.withLock { $0.encryptionKey } }
         set { values.withLock { $0.encryptionKey = newValue } }
+    }
+
+    /// Where the cache's key is kept when ``encryptionKey`` is `nil`: a keyring, a service
+    /// credential (see ``MSALCacheKeyStore``). When an application is created the key is read from
+    /// it, or made and kept there for a cache that has none yet; the file is then encrypted as
+    /// with ``encryptionKey``. Default `nil`.
+    public var encryptionKeyStore: (any MSALCacheKeyStore)? {
+        get { values.withLock { $0.encryptionKeyStore } }
+        set { values.withLock { $0.encryptionKeyStore = newValue } }
+    }
+
+    /// Reads (or makes) the key of ``encryptionKeyStore`` for this configuration's cache, when
+    /// no ``encryptionKey`` is set; done once when an application is created, on its own copy.
+    func resolveStoreKey() throws {
+        let values = values.withLock { $0 }
+        guard values.encryptionKey == nil, let store = values.encryptionKeyStore, !values.inMemoryOnly else { return }
+        let key = try CacheKeyResolution.key(from: store, for: settings().location, lockTimeout: values.lockTimeout)
+        self.values.withLock { $0.resolvedStoreKey = key }
     }
 
     /// Storage that the app provides (see ``MSALCacheStorage``); takes precedence over the file
@@ -134,7 +156,7 @@ public final class MSALCacheConfig: @unchecked Sendable {
             location = .file(path: url.path, isDefault: values.cacheFileURL == nil)
         }
         return CacheSettings(
-            location: location, encryptionKey: values.encryptionKey.map { [UInt8]($0) },
+            location: location, encryptionKey: values.encryptionKey.map { [UInt8]($0) } ?? values.resolvedStoreKey,
             lockTimeout: values.lockTimeout)
     }
 }

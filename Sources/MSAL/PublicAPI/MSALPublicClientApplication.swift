@@ -45,6 +45,7 @@ public final class MSALPublicClientApplication: Sendable {
                 "cacheConfig.encryptionKey must be 32 bytes (AES-256); it has \(key.count). "
                     + "Generate 32 random bytes once and keep them in your secret store.")
         }
+        try values.cacheConfig.resolveStoreKey()
         let transport = try CurlHTTPTransport(configuration: ApplicationContext.transportConfiguration(for: values))
         self.configuration = copy
         self.context = ApplicationContext(configuration: values, transport: transport, now: now)

@@ -19,6 +19,11 @@ enum CacheStorageError: Error {
     /// The lock file was removed or replaced while held (a temp cleaner): the write starts over.
     /// Never leaves ``TokenCache``.
     case lockLost(path: String)
+    /// The cache's key store (``MSALCacheKeyStore``) failed or holds something unusable.
+    case keyStoreFailed(store: String, reason: String)
+    /// The cache file is encrypted and the key store has no key for it (emptied by a reboot, or
+    /// another session's): the file is left untouched.
+    case keyGone(path: String, store: String)
 
     /// The error of a failed file call, as `action` (a phrase such as "open the lock file").
     static func file(_ error: FileError, _ action: String) -> CacheStorageError {
@@ -79,6 +84,18 @@ enum CacheStorageError: Error {
                 .internal,
                 "The token cache lock file \(path) was removed again and again while this process held it "
                     + "(a cleaner of temporary files?); nothing was written. Retry, and keep cleaners away from it.")
+        case .keyStoreFailed(let store, let reason):
+            return MSALErrors.make(
+                .internal,
+                "The token cache's key store (\(store)) failed: \(reason). Nothing was read or written. "
+                    + "Fix the store, or choose another in cacheConfig.encryptionKeyStore.")
+        case .keyGone(let path, let store):
+            return MSALErrors.make(
+                .internal,
+                "The token cache \(path) is encrypted, and its key store (\(store)) holds no key: it was emptied "
+                    + "(kernel keyring keys do not survive a reboot or the end of the user's sessions) or belongs "
+                    + "to another session. The file was left untouched. Restore the key, or remove the file to "
+                    + "start over (every account then signs in again).")
         }
     }
 }

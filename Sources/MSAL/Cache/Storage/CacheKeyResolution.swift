@@ -1,0 +1,112 @@
+import Foundation
+import MSALNative
+
+/// What an application does with the key store of its cache (``MSALCacheKeyStore``) when it is
+/// created: a decision from what the store and the cache file hold, then the doing of it.
+enum CacheKeyDecision: Equatable {
+    /// Use the stored key.
+    case use
+    /// Make a new random key and keep it in the store (nothing is encrypted yet).
+    case create
+    /// Stop: the file is encrypted and the store has no key for it. Nothing is touched.
+    case refuseKeyGone
+
+    /// What the cache file holds, as far as the key matters.
+    enum FileState: Equatable {
+        case absent
+        case plaintext
+        case encrypted
+    }
+
+    static func decide(storeHasKey: Bool, file: FileState) -> CacheKeyDecision {
+        if storeHasKey { return .use }
+        return file == .encrypted ? .refuseKeyGone : .create
+    }
+}
+
+enum CacheKeyResolution {
+    /// The key of `store` for the cache at `location`: loaded, or made and kept while the cache
+    /// file's lock is held (so two processes starting at once keep one key), or an error.
+    static func key(
+        from store: any MSALCacheKeyStore, for location: CacheSettings.Location, lockTimeout: Double
+    ) throws -> [UInt8] {
+        if let key = try load(store) { return key }
+        guard case .file(let path, _) = location else {
+            return try create(in: store, file: .absent, path: nil)
+        }
+        let lockPath = path + ".lock"
+        do {
+            try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
+        } catch {
+            throw CacheStorageError.file(error, "create the cache's folder").error
+        }
+        let lock: FileLock
+        do {
+            lock = try FileLock(path: lockPath, timeout: lockTimeout)
+        } catch {
+            throw error.error
+        }
+        defer { withExtendedLifetime(lock) {} }
+        // Another process may have made it while this one waited for the lock.
+        if let key = try load(store) { return key }
+        return try create(in: store, file: fileState(path), path: path)
+    }
+
+    private static func load(_ store: any MSALCacheKeyStore) throws -> [UInt8]? {
+        let stored: Data?
+        do {
+            stored = try store.loadKey()
+        } catch let error as NSError where error.domain == MSALErrorDomain {
+            throw error
+        } catch {
+            throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
+        }
+        guard let stored else { return nil }
+        guard stored.count == 32 else {
+            throw CacheStorageError.keyStoreFailed(
+                store: store.storeDescription,
+                reason: "it holds a key of \(stored.count) bytes, not 32 (AES-256); it was left untouched"
+            ).error
+        }
+        return [UInt8](stored)
+    }
+
+    private static func create(
+        in store: any MSALCacheKeyStore, file: CacheKeyDecision.FileState, path: String?
+    ) throws -> [UInt8] {
+        switch CacheKeyDecision.decide(storeHasKey: false, file: file) {
+        case .use:
+            preconditionFailure("decided to use a key the store does not have")
+        case .refuseKeyGone:
+            throw CacheStorageError.keyGone(path: path ?? "", store: store.storeDescription).error
+        case .create:
+            let key: [UInt8]
+            do {
+                key = try SecureRandom.bytes(32)
+            } catch {
+                throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
+            }
+            do {
+                try store.storeKey(Data(key))
+            } catch let error as NSError where error.domain == MSALErrorDomain {
+                throw error
+            } catch {
+                throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
+            }
+            // What the store keeps is what counts (a store may keep the first of two writers').
+            return try load(store) ?? key
+        }
+    }
+
+    /// Whether the file at `path` is absent, plaintext or encrypted (its first bytes).
+    static func fileState(_ path: String) throws -> CacheKeyDecision.FileState {
+        let head: [UInt8]?
+        do {
+            head = try FileSystem.readSmallFile(path, limit: CacheEncryption.header.count)
+        } catch {
+            throw CacheStorageError.file(error, "read the cache file").error
+        }
+        guard let head, !head.isEmpty else { return .absent }
+        return CacheEncryption.isEncrypted(head) ? .encrypted : .plaintext
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import MSALNative
+
+/// Reading a cache key that someone provisioned as a file: 32 bytes raw, as base64 (standard or
+/// URL alphabet, padded or not) or as 64 hexadecimal digits, with one trailing line feed allowed.
+enum CacheKeyText {
+    /// The key in `bytes`, or `nil` when they are none of the three forms.
+    static func key(from bytes: [UInt8]) -> [UInt8]? {
+        if bytes.count == 32 { return bytes }
+        var text = bytes
+        if text.last == 0x0A { text.removeLast() }
+        if text.last == 0x0D { text.removeLast() }
+        guard !text.isEmpty, text.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        let string = String(decoding: text, as: UTF8.self)
+        if text.count == 64, let hex = hexBytes(string) { return hex }
+        let urlAlphabet = string.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        if let decoded = Base64URL.decode(urlAlphabet), decoded.count == 32 { return decoded }
+        return nil
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in text.utf8 {
+            let value: UInt8
+            switch character {
+            case 0x30...0x39: value = character - 0x30
+            case 0x41...0x46: value = character - 0x41 + 10
+            case 0x61...0x66: value = character - 0x61 + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return bytes
+    }
+
+    /// The bytes of the credential file at `path` (at most 4 KiB: a key file is small), read so
+    /// that it cannot block nor follow a link; `nil` when there is no regular file there.
+    static func readCredential(_ path: String) throws -> [UInt8]? {
+        do {
+            return try FileSystem.readSmallFile(path, limit: 4096)
+        } catch {
+            throw CacheKeyTextError(description: "\(path) could not be read: \(error.message)")
+        }
+    }
+}
+
+struct CacheKeyTextError: Error, CustomStringConvertible {
+    var description: String
+}

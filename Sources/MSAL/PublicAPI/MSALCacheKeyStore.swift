@@ -1,0 +1,97 @@
+public import Foundation
+
+/// A place outside the cache file that keeps the token cache's AES-256-GCM key: a keyring, a
+/// service's credential, a vault. Set it on ``MSALCacheConfig/encryptionKeyStore``; the file then
+/// holds no plaintext and the key never touches the disk beside it.
+///
+/// When an application is created the library asks the store for the key. A store that has none
+/// is given a new random key (``storeKey(_:)``) while the cache file's lock is held, so two
+/// processes starting together agree on one key; a store that keeps none of its own (a systemd
+/// credential) throws from ``storeKey(_:)`` instead, and creating the application fails with a
+/// message saying what to provision. When the store has no key but the cache file is already
+/// encrypted (a keyring emptied by a reboot, another user's session), the file is left untouched
+/// and creating the application fails with an error naming the store and the file: accounts are
+/// never dropped silently.
+///
+/// The kernel keyring store is in the `MSALKernelKeyring` product; ``MSALSystemdCredentialKeyStore``
+/// reads a key that systemd hands to a service.
+public protocol MSALCacheKeyStore: AnyObject, Sendable {
+    /// The store and the key's name in it, for messages: "kernel keyring @u, key msal:cache".
+    var storeDescription: String { get }
+    /// The stored key, or `nil` when the store holds none. A key that is not 32 bytes fails the
+    /// application's creation with an error naming the store.
+    func loadKey() throws -> Data?
+    /// Keeps `key` (32 random bytes), replacing any key of that name.
+    func storeKey(_ key: Data) throws
+}
+
+/// The cache key of a systemd service: a credential that systemd decrypts into
+/// `$CREDENTIALS_DIRECTORY/<name>` for the service (`LoadCredentialEncrypted=` or
+/// `LoadCredential=` in the unit), readable by the service alone and never written to its disk.
+///
+/// The credential holds the 32-byte key raw, as base64 or as 64 hexadecimal digits (a trailing
+/// line feed is ignored), for example made once with
+/// `openssl rand -base64 32 | systemd-creds encrypt --name=msal-cache-key - /etc/credstore.encrypted/msal-cache-key`
+/// and loaded with `LoadCredentialEncrypted=msal-cache-key` (systemd 250 and later).
+/// The store is read-only: it never makes a key, so a service without the credential fails to
+/// create its application with an error saying what to add to the unit.
+public final class MSALSystemdCredentialKeyStore: MSALCacheKeyStore {
+    /// The credential's name (the file name under `$CREDENTIALS_DIRECTORY`).
+    public let credentialName: String
+    private let directory: String?
+
+    /// The store of the credential `name` of this service (default `msal-cache-key`).
+    public convenience init(credentialName: String = "msal-cache-key") {
+        self.init(
+            credentialName: credentialName, directory: ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"])
+    }
+
+    /// The store of credential `name` in `directory` (what systemd sets as `$CREDENTIALS_DIRECTORY`).
+    public init(credentialName: String, directory: String?) {
+        self.credentialName = credentialName
+        self.directory = directory
+    }
+
+    public var storeDescription: String { "systemd credential \(credentialName)" }
+
+    public func loadKey() throws -> Data? {
+        guard let directory, directory.hasPrefix("/") else {
+            throw CacheStorageError.keyStoreFailed(
+                store: storeDescription,
+                reason: "$CREDENTIALS_DIRECTORY is not set: this process is not a systemd service with credentials. "
+                    + "Add LoadCredentialEncrypted=\(credentialName) to the service's unit"
+            ).error
+        }
+        guard !credentialName.isEmpty, !credentialName.contains("/"), credentialName != ".", credentialName != ".."
+        else {
+            throw CacheStorageError.keyStoreFailed(
+                store: storeDescription, reason: "a credential name is a file name, without '/'"
+            ).error
+        }
+        let path = directory.hasSuffix("/") ? directory + credentialName : directory + "/" + credentialName
+        let bytes: [UInt8]?
+        do {
+            bytes = try CacheKeyText.readCredential(path)
+        } catch {
+            throw CacheStorageError.keyStoreFailed(store: storeDescription, reason: "\(error)").error
+        }
+        guard let bytes else { return nil }
+        guard let key = CacheKeyText.key(from: bytes) else {
+            throw CacheStorageError.keyStoreFailed(
+                store: storeDescription,
+                reason: "the credential holds \(bytes.count) bytes that are not a 32-byte key (raw, base64 or hex)"
+            ).error
+        }
+        return Data(key)
+    }
+
+    public func storeKey(_ key: Data) throws {
+        throw CacheStorageError.keyStoreFailed(
+            store: storeDescription,
+            reason: "the service has no credential \(credentialName), and a systemd credential is provisioned, "
+                + "not made by the app. Create one (openssl rand -base64 32 | systemd-creds encrypt "
+                + "--name=\(credentialName) - /etc/credstore.encrypted/\(credentialName)) and add "
+                + "LoadCredentialEncrypted=\(credentialName) to the unit"
+        ).error
+    }
+}
