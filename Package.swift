@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "MSAL", targets: ["MSAL"]),
         .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
+        // The cache key in the Linux kernel keyring (libkeyutils); the core never links it.
+        .library(name: "MSALKernelKeyring", targets: ["MSALKernelKeyring"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
         // msal-bench is no product: benchmarks are for this repository only, where SwiftPM still
@@ -40,6 +42,23 @@ let package = Package(
         .target(
             name: "MSAL",
             dependencies: ["MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        // C: the kernel key retention service (libkeyutils), for the MSALKernelKeyring product.
+        .systemLibrary(
+            name: "CMSALKeyutils",
+            pkgConfig: "libkeyutils",
+            providers: [.apt(["libkeyutils-dev"])]
+        ),
+        // The only Swift code of MSALKernelKeyring that touches C. Not a product.
+        .target(
+            name: "MSALKernelKeyringNative",
+            dependencies: ["CMSALKeyutils"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSALKernelKeyring",
+            dependencies: ["MSAL", "MSALKernelKeyringNative"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -83,6 +102,11 @@ let package = Package(
         .testTarget(
             name: "MSALTests",
             dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALKernelKeyringTests",
+            dependencies: ["MSALKernelKeyring", "MSALKernelKeyringNative", "MSAL"],
             swiftSettings: strictSettings
         ),
         .testTarget(

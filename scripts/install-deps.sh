@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian or Ubuntu packages swift-msal needs, and nothing that is already there.
 #
-#   scripts/install-deps.sh           everything the tests need: the build packages, the openssl
+#   scripts/install-deps.sh           everything the tests need: the build packages, the headers of
+#                                     the optional products' C libraries (libkeyutils), the openssl
 #                                     and curl tools, CA roots, and Chromium (the real browser of
 #                                     the system-browser tests)
 #   scripts/install-deps.sh --build   only what building the package needs: the libcurl and
@@ -12,7 +13,8 @@
 set -euo pipefail
 
 build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
-test_packages=(openssl ca-certificates curl)
+# The optional products' C libraries: built by `swift build --build-tests`, not by the demo.
+test_packages=(libkeyutils-dev openssl ca-certificates curl)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;
     "") packages=("${build_packages[@]}" "${test_packages[@]}") ;;
