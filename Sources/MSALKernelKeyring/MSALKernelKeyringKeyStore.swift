@@ -92,6 +92,30 @@ public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
         }
     }
 
+    /// Adds a key of another name (`<keyName>:probe`) to the keyring, reads it back and removes
+    /// it: the cache's key is not touched.
+    public func probe() throws {
+        let name = keyName + ":probe"
+        let payload = Array("probe".utf8)
+        do {
+            let keyring = try KernelKeyring.keyring(place)
+            _ = try KernelKeyring.add(name, payload: payload, to: keyring)
+            guard let key = try KernelKeyring.find(name, in: keyring) else {
+                throw KernelKeyringError(
+                    message: "a key just added to the keyring is not found in it", store: storeDescription)
+            }
+            let read = try KernelKeyring.read(key)
+            try KernelKeyring.remove(key, from: keyring)
+            guard read == payload else {
+                throw KernelKeyringError(message: "a key read back differs from the one added", store: storeDescription)
+            }
+        } catch let error as KernelKeyringError {
+            throw error
+        } catch {
+            throw KernelKeyringError(error, store: storeDescription)
+        }
+    }
+
     /// Removes the key from its keyring (the cache file encrypted with it can no longer be read);
     /// `false` when there was none.
     @discardableResult
@@ -109,6 +133,10 @@ public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
 /// A failed kernel keyring call, with what to do about it.
 struct KernelKeyringError: Error, CustomStringConvertible {
     let description: String
+
+    init(message: String, store: String) {
+        description = "\(store): \(message)"
+    }
 
     init(_ error: any Error, store: String) {
         guard let failure = error as? KernelKeyring.Failure else {

@@ -74,6 +74,18 @@ final class KernelKeyringKeyStoreTests: XCTestCase {
         XCTAssertNil(try store.loadKey(), "no new key was made for a file it cannot open")
     }
 
+    func testTheProbeLeavesTheCacheKeyAlone() throws {
+        let store = MSALKernelKeyringKeyStore(keyName: "msal:test", keyringSerial: keyring)
+        try store.storeKey(Data(repeating: 3, count: 32))
+        try store.probe()
+        XCTAssertEqual(try store.loadKey(), Data(repeating: 3, count: 32))
+        XCTAssertNil(try KernelKeyring.find("msal:test:probe", in: keyring), "the probe's key is gone")
+        let missing = MSALKernelKeyringKeyStore(keyName: "msal:test", keyringSerial: 0x7FFF_FFF0)
+        XCTAssertThrowsError(try missing.probe()) { error in
+            XCTAssertTrue("\(error)".contains("kernel keyring 2147483632"), "\(error)")
+        }
+    }
+
     func testAKeyringThatDoesNotExistIsAClearError() throws {
         let store = MSALKernelKeyringKeyStore(keyName: "msal:test", keyringSerial: 0x7FFF_FFF0)
         XCTAssertThrowsError(try MSALPublicClientApplication(configuration: configuration(store))) { error in

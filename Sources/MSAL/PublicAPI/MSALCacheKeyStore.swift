@@ -23,6 +23,16 @@ public protocol MSALCacheKeyStore: AnyObject, Sendable {
     func loadKey() throws -> Data?
     /// Keeps `key` (32 random bytes), replacing any key of that name.
     func storeKey(_ key: Data) throws
+    /// Checks that the store works without touching the cache's key: a store that can keep keys
+    /// writes, reads back and deletes a key of another name; a read-only one reads. Throws what
+    /// would fail the application's creation. The default reads the key (``loadKey()``).
+    func probe() throws
+}
+
+extension MSALCacheKeyStore {
+    public func probe() throws {
+        _ = try loadKey()
+    }
 }
 
 /// The cache key of a systemd service: a credential that systemd decrypts into
@@ -83,6 +93,11 @@ public final class MSALSystemdCredentialKeyStore: MSALCacheKeyStore {
             ).error
         }
         return Data(key)
+    }
+
+    /// Reads the credential; a service without it fails as its application's creation would.
+    public func probe() throws {
+        if try loadKey() == nil { try storeKey(Data()) }
     }
 
     public func storeKey(_ key: Data) throws {

@@ -198,6 +198,7 @@ final class CacheKeyStoreTests: XCTestCase {
     func testAServiceWithoutItsCredentialIsToldWhatToAdd() throws {
         let store = MSALSystemdCredentialKeyStore(credentialName: "msal-cache-key", directory: folder.path)
         XCTAssertNil(try store.loadKey())
+        XCTAssertThrowsError(try store.probe(), "the probe tells what creating the application would")
         XCTAssertThrowsError(try MSALPublicClientApplication(configuration: configuration(store))) { error in
             let description = (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? ""
             XCTAssertTrue(description.contains("LoadCredentialEncrypted=msal-cache-key"), description)
