@@ -7,16 +7,12 @@ import XCTest
 /// their text says.
 final class SeedSamplesTests: XCTestCase {
     private var emulator: EntraEmulator!
-    private var savedConnectTo: [String] = []
 
     override func setUpWithError() throws {
         emulator = try EntraEmulator()
-        savedConnectTo = MSALGlobalConfig.httpConfig.connectTo
-        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
     }
 
     override func tearDown() {
-        MSALGlobalConfig.httpConfig.connectTo = savedConnectTo
         emulator.stop()
     }
 
@@ -27,6 +23,7 @@ final class SeedSamplesTests: XCTestCase {
     private func application() throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(clientId: EmulatorClient.sample.clientId)
         config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
+        config.connectTo = emulator.connectTo
         config.cacheConfig.inMemoryOnly = true
         return try MSALPublicClientApplication(configuration: config)
     }

@@ -22,6 +22,9 @@ public final class EntraEmulator: Sendable {
     let engine: EmulatorEngine
     let server: LoopbackHTTPSServer
     private let hostNames: [String]
+    /// Folders made for the caches of ``applicationConfiguration(clientId:authority:redirectUri:cache:)``,
+    /// removed by ``stop()``.
+    let temporaryFolders = Locked<[URL]>([])
 
     /// The port on 127.0.0.1.
     public var port: Int { server.port }
@@ -61,13 +64,20 @@ public final class EntraEmulator: Sendable {
     }
 
     deinit {
-        server.stop()
+        stop()
     }
 
-    /// Stops the emulator: the port closes and every connection ends before it returns.
-    /// Idempotent; also done when the emulator is released.
+    /// Stops the emulator: the port closes and every connection ends before it returns, and the
+    /// temporary cache folders it made are removed. Idempotent; also done when the emulator is
+    /// released.
     public func stop() {
         server.stop()
+        for folder in temporaryFolders.withLock({ folders in
+            defer { folders.removeAll() }
+            return folders
+        }) {
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 
     // MARK: Addresses

@@ -46,8 +46,9 @@ final class KnownAuthorityRetargetTests: XCTestCase {
         XCTAssertEqual(refreshed.account.identifier, signedIn.account.identifier)
         XCTAssertEqual(emulator.tokenRequestCount(grantType: .refreshToken), 1)
         XCTAssertEqual(tripwire.acceptedConnections, 0, "a request went to a host the app did not configure")
-        XCTAssertTrue(
-            emulator.recentRequests(to: .token).allSatisfy { $0.path.hasPrefix("/\(EmulatorTenant.contoso.id)/") })
+        let refresh = try XCTUnwrap(emulator.recentRequests(to: .token).last)
+        XCTAssertEqual(refresh.formValue("grant_type"), "refresh_token")
+        XCTAssertTrue(refresh.path.hasPrefix("/\(EmulatorTenant.contoso.id)/"), refresh.path)
     }
 
     func testAnUnlistedAuthorityOfAnotherTenantIsStillValidated() async throws {

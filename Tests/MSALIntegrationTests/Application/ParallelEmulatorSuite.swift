@@ -1,17 +1,20 @@
 import Foundation
+import MSAL
 import MSALTestSupport
 import Testing
 
-@testable import MSAL
-
-/// Swift Testing runs these cases in parallel, each with its own emulator and application routed
-/// to it by host name (`login.microsoftonline.com`): an application's network settings are its
-/// own, so no case reaches another case's emulator.
+/// Swift Testing runs these cases in parallel, each with its own emulator and an application made
+/// from `EntraEmulator.applicationConfiguration()`, routed to its emulator by host name
+/// (`login.microsoftonline.com`): an application's network settings are its own, so no case
+/// reaches another case's emulator. Nothing sleeps: the application reads its emulator's clock.
 @Suite("Parallel applications, one emulator each")
 struct ParallelEmulatorSuite {
-    @Test("device code sign-in, cached, refreshed after expiry, on its own emulator", arguments: 0..<8)
+    /// One signing key for every case (making one costs a few hundred milliseconds).
+    static let signingKey = try? EmulatorSigningKey()
+
+    @Test("device code sign-in, cached, refreshed at expiry, on its own emulator", arguments: 0..<8)
     func signInAndRefreshOnItsOwnEmulator(_ index: Int) async throws {
-        let emulator = try EmulatedApp.makeEmulator()
+        let emulator = try EntraEmulator(configuration: .init(signingKey: Self.signingKey))
         defer { emulator.stop() }
         // Each case signs in a user of its own, so a token from another emulator would show.
         let username = "user\(index)@contoso.onmicrosoft.com"
@@ -19,30 +22,29 @@ struct ParallelEmulatorSuite {
             user: EmulatorUser(
                 username: username, displayName: "User \(index)", objectId: UUID().uuidString,
                 homeTenantId: EmulatorTenant.contoso.id))
-        emulator.defaultUsername = username
         emulator.lifetimes = EmulatorTokenLifetimes(accessToken: 3600, refreshIn: nil, refreshToken: 86400)
-        let app = try EmulatedApp(emulator: emulator)
+        let application = try MSALPublicClientApplication(configuration: emulator.applicationConfiguration())
 
-        emulator.deviceCodeInterval = 1
-        let signedIn = try await app.application.acquireTokenWithDeviceCode(
+        let signedIn = try await application.acquireTokenWithDeviceCode(
             parameters: MSALTokenParameters(scopes: ["User.Read"])
         ) { info in
             try? emulator.approveDeviceCode(userCode: info.userCode, as: username)
         }
         #expect(signedIn.account.username == username)
         let silent = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
-        let cached = try await app.application.acquireTokenSilent(with: silent)
-        #expect(cached.accessToken == signedIn.accessToken)
+        #expect(try await application.acquireTokenSilent(with: silent).accessToken == signedIn.accessToken)
         #expect(emulator.tokenRequestCount(grantType: .refreshToken) == 0)
 
-        // 3600 s tokens, 300 s buffer: a second before the buffer starts, still cached; half a
-        // second into it, refreshed. No sleep: the application and the emulator share the clock.
-        app.advance(by: 3600 - 300 - 1)
-        #expect(try await app.application.acquireTokenSilent(with: silent).accessToken == signedIn.accessToken)
-        app.advance(by: 1.5)
-        let refreshed = try await app.application.acquireTokenSilent(with: silent)
+        // 3600 s tokens, 300 s buffer: two seconds before the buffer starts (the cache keeps whole
+        // seconds), still cached; the moment it starts (plus the milliseconds the test took),
+        // refreshed, though the whole second of `expires_on` is not yet inside the buffer.
+        emulator.advanceClock(by: 3600 - 300 - 2)
+        #expect(try await application.acquireTokenSilent(with: silent).accessToken == signedIn.accessToken)
+        emulator.advanceClock(by: 2)
+        let refreshed = try await application.acquireTokenSilent(with: silent)
         #expect(refreshed.accessToken != signedIn.accessToken)
         #expect(emulator.tokenRequestCount(grantType: .refreshToken) == 1)
-        #expect(emulator.tokenRequestCount(grantType: .deviceCode) >= 1)
+        #expect(emulator.tokenRequestCount(grantType: .deviceCode) == 1)
+        #expect(try application.allAccounts().map(\.username) == [username])
     }
 }
