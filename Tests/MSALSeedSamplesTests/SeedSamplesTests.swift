@@ -67,8 +67,10 @@ final class SeedSamplesTests: XCTestCase {
         emulator.defaultUsername = EmulatorUser.dave.username
         let controller = B2CSampleViewController(clientId: EmulatorClient.sample.clientId)
         let caFile = emulator.certificateAuthority.certificateFile
+        let connectTo = emulator.connectTo
         controller.viewDidLoad { config in
             config.certificateAuthorityFile = caFile
+            config.connectTo = connectTo
             config.cacheConfig.inMemoryOnly = true
         }
         XCTAssertNotNil(controller.applicationContext, "\(controller.logs)")
