@@ -58,9 +58,12 @@ public final class EntraEmulator: Sendable {
         let authority = try TestCertificateAuthority()
         let certificate = try authority.issueCertificate(dnsNames: names, ipAddresses: ["127.0.0.1", "::1"])
         let engine = engine
+        let control = configuration.controlToken.map(EmulatorControl.init(token:))
         server = try LoopbackHTTPSServer(port: configuration.port, certificate: certificate) { request in
-            engine.handle(request)
+            if let answer = control?.handle(request) { return .respond(answer) }
+            return engine.handle(request)
         }
+        control?.attach(self)
     }
 
     deinit {
