@@ -70,7 +70,8 @@ final class ApplicationContext: Sendable {
         CurlHTTPTransport.Configuration(
             caFile: configuration.certificateAuthorityFile,
             connectTo: configuration.connectTo,
-            httpConfig: configuration.httpConfig,
+            // A copy: the application's settings are fixed when it is made, as every other one.
+            httpConfig: configuration.httpConfig.copy(),
             plainHTTPOrigins: PlainHTTPPolicy.allowedOrigins(
                 knownAuthorities: configuration.knownAuthorities.map(\.model)))
     }
