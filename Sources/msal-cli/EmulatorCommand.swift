@@ -9,7 +9,7 @@ enum EmulatorCommand {
         name: "emulator", summary: "run the Entra ID emulator on loopback HTTPS until Ctrl-C",
         help: """
             usage: msal emulator [--port N] [--client-id ID] [--redirect-uri URI[,URI...]]
-                                 [--scopes "SCOPE ..."] [--user USERNAME] [--env-file PATH]
+                                 [--scopes "SCOPE ..."] [--user NAME[,NAME...]] [--env-file PATH]
                                  [--device-code-interval SECONDS] [--require-consent]
                                  [--approve-device-codes]
 
@@ -31,7 +31,8 @@ enum EmulatorCommand {
                                         any port)
               --scopes SCOPES           the API permissions it may ask for, space- or comma-separated
                                         (default: User.Read Mail.Read); others get invalid_scope
-              --user USERNAME           the user who signs in by default (added to Contoso when new)
+              --user NAMES              users, comma-separated (added to Contoso when new); the first
+                                        signs in by default
               --env-file PATH           write the environment block there once listening, as
                                         `export NAME='value'` lines (`. PATH` in a shell)
               --device-code-interval S  the device-code polling interval in seconds (default 1)
@@ -52,18 +53,21 @@ enum EmulatorCommand {
         let client = try registration(arguments)
         configuration.clients.removeAll { $0.clientId.lowercased() == client.clientId.lowercased() }
         configuration.clients.insert(client, at: 0)
-        if let username = arguments.values["user"] {
-            guard username.contains("@"), !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-                throw CommandLineArguments.UsageError(
-                    description: "--user '\(username)' is not a user name (name@domain)")
+        if let text = arguments.values["user"] {
+            let usernames = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for username in usernames {
+                guard username.contains("@"), !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--user '\(username)' is not a user name (name@domain)")
+                }
+                if !configuration.users.contains(where: { $0.username.lowercased() == username.lowercased() }) {
+                    configuration.users.append(
+                        EmulatorUser(
+                            username: username, displayName: username, objectId: UUID().uuidString,
+                            homeTenantId: EmulatorTenant.contoso.id))
+                }
             }
-            if !configuration.users.contains(where: { $0.username.lowercased() == username.lowercased() }) {
-                configuration.users.append(
-                    EmulatorUser(
-                        username: username, displayName: username, objectId: UUID().uuidString,
-                        homeTenantId: EmulatorTenant.contoso.id))
-            }
-            configuration.defaultUsername = username
+            configuration.defaultUsername = usernames.first
         }
         let token = try SecureToken.make()
         configuration.controlToken = token

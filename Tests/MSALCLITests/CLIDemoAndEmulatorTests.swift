@@ -70,4 +70,19 @@ final class EmulatorShellScriptTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 0, text)
         XCTAssertTrue(text.contains("emulator-control-test: ok"), text)
     }
+
+    func testBadRegistrationOptionsAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--client-id", "not an id"], "--client-id 'not an id' is not a client id"),
+            (["--user", "alice"], "--user 'alice' is not a user name"),
+            (["--scopes", " , "], "--scopes needs at least one scope"),
+            (["--device-code-interval", "99"], "--device-code-interval"),
+        ]
+        for (arguments, message) in cases {
+            let process = try CLIProcess(["emulator"] + arguments, environment: [:])
+            let result = process.finish(timeout: 10)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.errorOutput)")
+            XCTAssertTrue(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
+        }
+    }
 }

@@ -9,7 +9,7 @@ msal=${MSAL:-msal}
 client_id=11111111-2222-4333-8444-555555555555
 dir=$(mktemp -d)
 "$msal" emulator --client-id "$client_id" --redirect-uri http://localhost --scopes "User.Read Files.Read" \
-    --user carol.tester@contoso.onmicrosoft.com --env-file "$dir/env" >"$dir/log" 2>&1 &
+    --user carol.tester@contoso.onmicrosoft.com,dan.tester@contoso.onmicrosoft.com --env-file "$dir/env" >"$dir/log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$dir"' EXIT
 i=0
@@ -55,6 +55,11 @@ claims=$(field "$tokens" id_token | python3 -c \
     'import base64, sys; p = sys.stdin.read().split(".")[1]; print(base64.urlsafe_b64decode(p + "=" * (-len(p) % 4)).decode())')
 [ "$(field "$claims" preferred_username)" = carol.tester@contoso.onmicrosoft.com ] \
     || fail "the default user (--user) did not sign in: $claims"
+
+# The other user, chosen through the control endpoint.
+control default-user -d username=dan.tester@contoso.onmicrosoft.com >/dev/null
+users=$(control state)
+[ "$(field "$users" default_username)" = dan.tester@contoso.onmicrosoft.com ] || fail "default user: $users"
 
 # A scope the app did not register: invalid_scope, AADSTS70011.
 bad=$(login devicecode -d client_id="$client_id" -d "scope=Mail.Read openid")
