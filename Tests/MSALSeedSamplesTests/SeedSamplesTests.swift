@@ -53,7 +53,9 @@ final class SeedSamplesTests: XCTestCase {
         XCTAssertEqual(logs.lines.first, "interactionRequired")
         XCTAssertTrue(logs.lines.contains { $0.hasPrefix("serverDeclinedScopes") }, "\(logs.lines)")
         XCTAssertFalse(token.lines.first?.isEmpty ?? true)
-        XCTAssertEqual(silent.scopes, ["User.Read"])
+        // The granted scopes as Entra reports them: `email` comes with `openid` (MSAL removes only
+        // openid, profile and offline_access).
+        XCTAssertEqual(silent.scopes, ["User.Read", "email"])
     }
 
     func testMigrationSamplesRun() throws {

@@ -59,7 +59,7 @@ extension EmulatorEngine {
         let pairwiseSubject = isB2C ? objectId : Base64URL.encode(SHA256.hash("\(objectId)|\(client.clientId)"))
         var body: [String: Any] = [
             "token_type": "Bearer",
-            "scope": scopes.scopeField,
+            "scope": isB2C || context.route.style == .adfs ? scopes.scopeField : scopes.entraScopeField,
             "expires_in": lifetimes.accessToken,
             "ext_expires_in": lifetimes.extendedAccessToken,
         ]

@@ -15,8 +15,22 @@ struct EmulatorScopes {
     /// The requested OIDC scopes, in request order.
     var oidcScopes: [String]
 
-    /// The `scope` field: granted resource scopes, then the OIDC scopes asked for.
-    var scopeField: String { (granted + oidcScopes.filter { $0 != "offline_access" }).joined(separator: " ") }
+    /// The `scope` field: granted resource scopes, then the OIDC scopes asked for, in request
+    /// order (B2C and AD FS).
+    var scopeField: String {
+        (granted + oidcScopes.filter { $0.lowercased() != "offline_access" }).joined(separator: " ")
+    }
+
+    /// The `scope` field as Entra ID reports it: granted resource scopes, then the identity
+    /// scopes as `profile openid email` (`email` comes with `openid`, asked for or not;
+    /// `offline_access` is never listed).
+    var entraScopeField: String {
+        let asked = Set(oidcScopes.map { $0.lowercased() })
+        let identity = ["profile", "openid", "email"].filter { name in
+            asked.contains(name) || (name == "email" && asked.contains("openid"))
+        }
+        return (granted + identity).joined(separator: " ")
+    }
 
     /// Splits a resource scope into resource and name (`User.Read` is Graph's).
     static func split(_ scope: String) -> (resource: String, name: String) {
