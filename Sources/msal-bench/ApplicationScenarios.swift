@@ -43,7 +43,7 @@ enum ApplicationScenarios {
         } else {
             config.cacheConfig.inMemoryOnly = true
         }
-        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
+        config.connectTo = emulator.connectTo
         return try MSALPublicClientApplication(configuration: config)
     }
 

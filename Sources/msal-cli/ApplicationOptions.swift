@@ -61,8 +61,7 @@ struct ApplicationOptions {
         }
     }
 
-    /// The application these options describe. The `connectTo` entries are process-wide
-    /// (`MSALGlobalConfig.httpConfig`), read when the application is created.
+    /// The application these options describe, with its own `connectTo` routing.
     func makeApplication() throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(
             clientId: clientId, redirectUri: redirectUri, authority: authority)
@@ -73,7 +72,7 @@ struct ApplicationOptions {
         if let cacheFile {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
         }
-        MSALGlobalConfig.httpConfig.connectTo = connectTo
+        config.connectTo = connectTo
         let application = try MSALPublicClientApplication(configuration: config)
         CacheNotices.track(application)
         return application

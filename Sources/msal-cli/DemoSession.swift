@@ -35,12 +35,13 @@ final class DemoSession {
             authority: try MSALAADAuthority(url: MSALPublicClientApplicationConfig.defaultAuthorityURL))
         config.certificateAuthorityFile = caFile
         config.cacheConfig.inMemoryOnly = true
-        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
+        config.connectTo = emulator.connectTo
         application = try MSALPublicClientApplication(configuration: config)
         let b2cConfig = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: b2cAuthority)
         b2cConfig.certificateAuthorityFile = caFile
         b2cConfig.cacheConfig.inMemoryOnly = true
         b2cConfig.knownAuthorities = [b2cAuthority]
+        b2cConfig.connectTo = emulator.connectTo
         b2cApplication = try MSALPublicClientApplication(configuration: b2cConfig)
         browser = ScriptedBrowser(caFile: caFile, connectTo: emulator.connectTo)
     }

@@ -2,57 +2,176 @@ import Foundation
 import MSAL
 import MSALTestSupport
 
-/// `msal emulator`: the Entra emulator of `MSALTestSupport`, standalone, until SIGINT or SIGTERM.
+/// `msal emulator`: the Entra emulator of `MSALTestSupport`, standalone, until SIGINT or SIGTERM,
+/// with the app registration, users and control endpoint a test outside Swift needs.
 enum EmulatorCommand {
     static let command = ToolCommand(
         name: "emulator", summary: "run the Entra ID emulator on loopback HTTPS until Ctrl-C",
         help: """
-            usage: msal emulator [--port N] [--approve-device-codes]
+            usage: msal emulator [--port N] [--client-id ID] [--redirect-uri URI[,URI...]]
+                                 [--scopes "SCOPE ..."] [--user NAME[,NAME...]] [--env-file PATH]
+                                 [--device-code-interval SECONDS] [--require-consent]
+                                 [--approve-device-codes]
 
             Runs the Microsoft Entra ID emulator (MSALTestSupport's EntraEmulator) on 127.0.0.1 over
             HTTPS with its own throwaway certificate authority, and prints its authorities, the CA
-            file, a sample client id, the host mapping and an environment block that points `msal` at
-            it. Stops on Ctrl-C (SIGINT) or SIGTERM, exit code 0; the CA file is then removed.
+            file, the app, the host mapping and an environment block that points `msal` (or any
+            client) at it. Stops on Ctrl-C (SIGINT) or SIGTERM, exit code 0; the CA file and the
+            environment file are then removed.
 
-            The sign-in page redirects at once (Alice signs in unless a login hint names another user).
+            The sign-in page redirects at once (the default user signs in unless a login hint names
+            another user). A control endpoint on the same port (https://127.0.0.1:PORT/.emulator/,
+            with the bearer token of MSAL_EMULATOR_CONTROL_TOKEN) approves or declines device codes,
+            advances the clock and injects faults: see Docs/Testing.md.
 
             Options:
-              --port N                 the port (default: a free one)
-              --approve-device-codes   approve every device code as the default user (Alice) about a
-                                       second after it is issued, so `msal login --device-code` completes
+              --port N                  the port (default: a free one)
+              --client-id ID            register this app (default: the sample app's id)
+              --redirect-uri URIS       its redirect URIs, comma-separated (default: http://localhost,
+                                        any port)
+              --scopes SCOPES           the API permissions it may ask for, space- or comma-separated
+                                        (default: User.Read Mail.Read); others get invalid_scope
+              --user NAMES              users, comma-separated (added to Contoso when new); the first
+                                        signs in by default
+              --env-file PATH           write the environment block there once listening, as
+                                        `export NAME='value'` lines (`. PATH` in a shell)
+              --device-code-interval S  the device-code polling interval in seconds (default 1)
+              --require-consent         refresh tokens need consent (consent_required, AADSTS65001)
+              --approve-device-codes    approve every device code as the default user about a second
+                                        after it is issued, so `msal login --device-code` completes
             """,
-        specification: .init(valueOptions: ["port"], flagOptions: ["approve-device-codes"]),
+        specification: .init(
+            valueOptions: ["port", "client-id", "redirect-uri", "scopes", "user", "env-file", "device-code-interval"],
+            flagOptions: ["approve-device-codes", "require-consent"]),
         cancelsOnInterrupt: false, run: run)
 
     static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
         var configuration = EntraEmulator.Configuration()
         if let port = try arguments.integer("port", in: 0...65535) { configuration.port = port }
+        configuration.deviceCodeInterval = try arguments.integer("device-code-interval", in: 0...60) ?? 1
+        configuration.requiresConsent = arguments.flag("require-consent")
+        let client = try registration(arguments)
+        configuration.clients.removeAll { $0.clientId.lowercased() == client.clientId.lowercased() }
+        configuration.clients.insert(client, at: 0)
+        if let text = arguments.values["user"] {
+            let usernames = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            for username in usernames {
+                guard username.contains("@"), !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                    throw CommandLineArguments.UsageError(
+                        description: "--user '\(username)' is not a user name (name@domain)")
+                }
+                if !configuration.users.contains(where: { $0.username.lowercased() == username.lowercased() }) {
+                    configuration.users.append(
+                        EmulatorUser(
+                            username: username, displayName: username, objectId: UUID().uuidString,
+                            homeTenantId: EmulatorTenant.contoso.id))
+                }
+            }
+            configuration.defaultUsername = usernames.first
+        }
+        let token = try SecureToken.make()
+        configuration.controlToken = token
         let signals = SignalWaiter([SIGINT, SIGTERM])
         let emulator = try EntraEmulator(configuration: configuration)
+        let variables = environmentVariables(emulator, client: client, controlToken: token)
+        let envFile = arguments.values["env-file"]
+        if let envFile { try write(variables, to: envFile) }
         Console.line(emulator.summary)
-        Console.line(details(emulator))
+        Console.line(details(emulator, client: client, variables: variables))
         let approver = arguments.flag("approve-device-codes") ? approveDeviceCodes(emulator) : nil
         Console.line("Press Ctrl-C to stop.")
         await signals.wait()
         approver?.cancel()
         await approver?.value  // it holds the emulator: release it here, before the process exits
         emulator.stop()
+        if let envFile { try? FileManager.default.removeItem(atPath: envFile) }
         Console.line("Emulator stopped.")
         return .success
     }
 
-    /// The sample app, the users and the environment block.
-    static func details(_ emulator: EntraEmulator) -> String {
+    /// The app registration the options describe.
+    static func registration(_ arguments: CommandLineArguments) throws(CommandLineArguments.UsageError)
+        -> EmulatorClient
+    {
+        let clientId = arguments.values["client-id"] ?? EmulatorClient.sample.clientId
+        guard !clientId.isEmpty, clientId.allSatisfy({ $0.isLetter || $0.isNumber || "-._".contains($0) }) else {
+            throw CommandLineArguments.UsageError(description: "--client-id '\(clientId)' is not a client id")
+        }
+        let redirectURIs =
+            arguments.values["redirect-uri"].map { $0.split(separator: ",").map(String.init) }
+            ?? EmulatorClient.sample.redirectURIs
+        for uri in redirectURIs where URL(string: uri)?.scheme == nil {
+            throw CommandLineArguments.UsageError(description: "--redirect-uri '\(uri)' is not a URI")
+        }
+        var permissions = EmulatorClient.sample.permissions
+        if let text = arguments.values["scopes"] {
+            permissions = [:]
+            for scope in text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) {
+                let (resource, name) = resourceAndName(scope)
+                permissions[resource, default: []].append(name)
+            }
+            guard !permissions.isEmpty else {
+                throw CommandLineArguments.UsageError(description: "--scopes needs at least one scope")
+            }
+        }
+        return EmulatorClient(clientId: clientId, redirectURIs: redirectURIs, permissions: permissions)
+    }
+
+    /// `User.Read` is Microsoft Graph's; `api://app/read` is `read` of `api://app`.
+    private static func resourceAndName(_ scope: String) -> (String, String) {
+        guard scope.contains("://"), let slash = scope.lastIndex(of: "/") else { return (EmulatorClient.graph, scope) }
+        return (String(scope[..<slash]), String(scope[scope.index(after: slash)...]))
+    }
+
+    /// The variables that point a client at the emulator, in order.
+    static func environmentVariables(_ emulator: EntraEmulator, client: EmulatorClient, controlToken: String)
+        -> [(String, String)]
+    {
+        [
+            ("MSAL_CLIENT_ID", client.clientId),
+            ("MSAL_CA_FILE", emulator.certificateAuthority.certificateFile),
+            ("MSAL_CONNECT_TO", emulator.connectTo.joined(separator: ",")),
+            ("MSAL_EMULATOR_URL", emulator.baseURL.absoluteString),
+            ("MSAL_EMULATOR_AUTHORITY", emulator.authority(tenant: "common").absoluteString),
+            ("MSAL_EMULATOR_CONTROL_TOKEN", controlToken),
+        ]
+    }
+
+    /// `export NAME='value'` lines, each value quoted for a POSIX shell.
+    static func shellExports(_ variables: [(String, String)]) -> String {
+        variables.map { "export \($0.0)='\($0.1.replacingOccurrences(of: "'", with: "'\\''"))'" }
+            .joined(separator: "\n") + "\n"
+    }
+
+    /// Writes the environment file whole (a reader never sees half of it), readable by its owner.
+    private static func write(_ variables: [(String, String)], to path: String) throws {
+        let temporary = path + ".tmp-\(ProcessInfo.processInfo.processIdentifier)"
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(shellExports(variables).utf8), attributes: [.posixPermissions: 0o600])
+        else {
+            throw CommandLineArguments.UsageError(description: "--env-file '\(path)' cannot be written")
+        }
+        if FileManager.default.fileExists(atPath: path) {
+            _ = try FileManager.default.replaceItemAt(
+                URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+        } else {
+            try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        }
+    }
+
+    /// The app, the users and the environment block.
+    static func details(_ emulator: EntraEmulator, client: EmulatorClient, variables: [(String, String)]) -> String {
         let users = emulator.users.map(\.username).joined(separator: ", ")
+        let scopes = client.permissions.sorted { $0.key < $1.key }.flatMap { resource, names in
+            names.map { resource == EmulatorClient.graph ? $0 : "\(resource)/\($0)" }
+        }
         return """
-            Sample app: client id \(EmulatorClient.sample.clientId) (redirect URI http://localhost, scopes \
-            User.Read Mail.Read)
+            App: client id \(client.clientId) (redirect URIs \(client.redirectURIs.joined(separator: ", ")); \
+            scopes \(scopes.joined(separator: " ")))
             Users: \(users); default \(emulator.defaultUsername ?? "-")
             Point msal at it (the cloud host names are sent to 127.0.0.1:\(emulator.port)):
-              export MSAL_CLIENT_ID=\(EmulatorClient.sample.clientId)
-              export MSAL_CA_FILE=\(emulator.certificateAuthority.certificateFile)
-              export MSAL_CONNECT_TO=\(emulator.connectTo.joined(separator: ","))
-              export MSAL_CACHE=$(mktemp -d)/msal_cache.json
+            \(shellExports(variables))export MSAL_CACHE=$(mktemp -d)/msal_cache.json
             """
     }
 
@@ -70,5 +189,13 @@ enum EmulatorCommand {
                 }
             }
         }
+    }
+}
+
+/// A random token for the control endpoint: 32 bytes, hex.
+private enum SecureToken {
+    static func make() throws -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
     }
 }

@@ -35,11 +35,11 @@ final class CLIDemoAndEmulatorTests: XCTestCase {
 
     func testEmulatorPrintsTheEnvironmentAndStopsOnSIGTERM() throws {
         let emulator = try CLIProcess(["emulator", "--port", "0"], environment: ["TMPDIR": directory.path])
-        let caFile = try XCTUnwrap(try emulator.waitForOutput("export MSAL_CA_FILE=(\\S+)"), emulator.currentOutput)
+        let caFile = try XCTUnwrap(try emulator.waitForOutput("export MSAL_CA_FILE='([^']+)'"), emulator.currentOutput)
         XCTAssertNotNil(try emulator.waitForOutput("Press Ctrl-C to stop"))
         let output = emulator.currentOutput
-        XCTAssertTrue(output.contains("export MSAL_CLIENT_ID=0b7f3c2e-4a1d-4e6b-9c8f-5d2a7e1b3c9f"), output)
-        XCTAssertTrue(output.contains("export MSAL_CONNECT_TO=login.microsoftonline.com:443:127.0.0.1:"), output)
+        XCTAssertTrue(output.contains("export MSAL_CLIENT_ID='0b7f3c2e-4a1d-4e6b-9c8f-5d2a7e1b3c9f'"), output)
+        XCTAssertTrue(output.contains("export MSAL_CONNECT_TO='login.microsoftonline.com:443:127.0.0.1:"), output)
         XCTAssertTrue(output.contains("https://127.0.0.1:"), output)
         XCTAssertTrue(FileManager.default.fileExists(atPath: caFile))
         emulator.send(SIGTERM)
@@ -47,5 +47,42 @@ final class CLIDemoAndEmulatorTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.errorOutput)
         XCTAssertTrue(result.output.hasSuffix("Emulator stopped.\n"), result.output)
         XCTAssertEqual(try leftovers(), [], "the CA file and its folder are removed")
+    }
+}
+
+/// The shell test of Docs/Testing.md (Tests/Scripts/emulator-control-test.sh) against the built
+/// `msal emulator`: the app registered on the command line, the environment file, the control
+/// endpoint.
+final class EmulatorShellScriptTests: XCTestCase {
+    func testTheShellExampleOfTheTestingGuidePasses() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Scripts/emulator-control-test.sh")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [script.path]
+        process.environment = CLIProcess.environment(["MSAL": try CLIProcess.executable().path])
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("emulator-control-test: ok"), text)
+    }
+
+    func testBadRegistrationOptionsAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["--client-id", "not an id"], "--client-id 'not an id' is not a client id"),
+            (["--user", "alice"], "--user 'alice' is not a user name"),
+            (["--scopes", " , "], "--scopes needs at least one scope"),
+            (["--device-code-interval", "99"], "--device-code-interval"),
+        ]
+        for (arguments, message) in cases {
+            let process = try CLIProcess(["emulator"] + arguments, environment: [:])
+            let result = process.finish(timeout: 10)
+            XCTAssertEqual(result.status, 2, "\(arguments): \(result.errorOutput)")
+            XCTAssertTrue(result.errorOutput.contains(message), "\(arguments): \(result.errorOutput)")
+        }
     }
 }

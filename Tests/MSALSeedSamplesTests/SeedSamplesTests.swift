@@ -7,16 +7,12 @@ import XCTest
 /// their text says.
 final class SeedSamplesTests: XCTestCase {
     private var emulator: EntraEmulator!
-    private var savedConnectTo: [String] = []
 
     override func setUpWithError() throws {
         emulator = try EntraEmulator()
-        savedConnectTo = MSALGlobalConfig.httpConfig.connectTo
-        MSALGlobalConfig.httpConfig.connectTo = emulator.connectTo
     }
 
     override func tearDown() {
-        MSALGlobalConfig.httpConfig.connectTo = savedConnectTo
         emulator.stop()
     }
 
@@ -27,6 +23,7 @@ final class SeedSamplesTests: XCTestCase {
     private func application() throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(clientId: EmulatorClient.sample.clientId)
         config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
+        config.connectTo = emulator.connectTo
         config.cacheConfig.inMemoryOnly = true
         return try MSALPublicClientApplication(configuration: config)
     }
@@ -56,7 +53,9 @@ final class SeedSamplesTests: XCTestCase {
         XCTAssertEqual(logs.lines.first, "interactionRequired")
         XCTAssertTrue(logs.lines.contains { $0.hasPrefix("serverDeclinedScopes") }, "\(logs.lines)")
         XCTAssertFalse(token.lines.first?.isEmpty ?? true)
-        XCTAssertEqual(silent.scopes, ["User.Read"])
+        // The granted scopes as Entra reports them: `email` comes with `openid` (MSAL removes only
+        // openid, profile and offline_access).
+        XCTAssertEqual(silent.scopes, ["User.Read", "email"])
     }
 
     func testMigrationSamplesRun() throws {
@@ -70,8 +69,10 @@ final class SeedSamplesTests: XCTestCase {
         emulator.defaultUsername = EmulatorUser.dave.username
         let controller = B2CSampleViewController(clientId: EmulatorClient.sample.clientId)
         let caFile = emulator.certificateAuthority.certificateFile
+        let connectTo = emulator.connectTo
         controller.viewDidLoad { config in
             config.certificateAuthorityFile = caFile
+            config.connectTo = connectTo
             config.cacheConfig.inMemoryOnly = true
         }
         XCTAssertNotNil(controller.applicationContext, "\(controller.logs)")

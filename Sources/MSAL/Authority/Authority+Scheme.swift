@@ -19,4 +19,18 @@ extension Authority {
     func isListed(in knownAuthorities: [Authority]) -> Bool {
         knownAuthorities.contains(self)
     }
+
+    /// The authorities known to the developer for a request whose authority `configured` (the
+    /// request's or the application's) was re-targeted to `retargeted` (an account's home tenant):
+    /// as in MSAL for iOS, a listed authority stays known for the tenant it is switched to, so it
+    /// is not validated against the public cloud (a loopback `/common` in `knownAuthorities` makes
+    /// its `/<tenant id>` known too). Nothing else becomes known.
+    static func knownAuthorities(_ known: [Authority], retargeting configured: Authority, to retargeted: Authority)
+        -> [Authority]
+    {
+        guard retargeted != configured, configured.isListed(in: known), !retargeted.isListed(in: known) else {
+            return known
+        }
+        return known + [retargeted]
+    }
 }

@@ -33,9 +33,7 @@ final class ApplicationContext: Sendable {
     init(
         configuration: MSALPublicClientApplicationConfig.Values, transport: any HTTPTransport,
         now: @escaping @Sendable () -> Date,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
-        }
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = ApplicationContext.systemSleep
     ) {
         clientId = configuration.clientId
         redirectUri = configuration.redirectUri
@@ -56,8 +54,14 @@ final class ApplicationContext: Sendable {
         throttling = ThrottlingCache(now: now)
     }
 
-    /// How the application's transport is set up: its trust (the configured CA file), the test
-    /// host redirections of ``MSALHTTPConfig/connectTo``, and the plain-HTTP origins a
+    /// Waits `seconds` of real time; throws when the task is cancelled.
+    @Sendable static func systemSleep(_ seconds: TimeInterval) async throws {
+        try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded())))
+    }
+
+    /// How the application's transport is set up, all from its own configuration: its trust (the
+    /// configured CA file), its host routing (`connectTo`), its HTTP settings (retries, timeouts,
+    /// limits, proxy; those it does not set follow the global ones), and the plain-HTTP origins a
     /// credential may go to, those of the loopback `http` authorities listed in
     /// `knownAuthorities` (none otherwise).
     static func transportConfiguration(for configuration: MSALPublicClientApplicationConfig.Values)
@@ -65,7 +69,9 @@ final class ApplicationContext: Sendable {
     {
         CurlHTTPTransport.Configuration(
             caFile: configuration.certificateAuthorityFile,
-            connectTo: MSALGlobalConfig.httpConfig.connectTo,
+            connectTo: configuration.connectTo,
+            // A copy: the application's settings are fixed when it is made, as every other one.
+            httpConfig: configuration.httpConfig.copy(),
             plainHTTPOrigins: PlainHTTPPolicy.allowedOrigins(
                 knownAuthorities: configuration.knownAuthorities.map(\.model)))
     }
@@ -92,11 +98,13 @@ final class ApplicationContext: Sendable {
     /// The token client over this application's transport and clock.
     var tokenClient: TokenClient { TokenClient(transport: transport, now: now) }
 
-    /// The authority of a request: the parameters' one, else the configured one, re-targeted to
-    /// the account's home tenant when it is tenantless (`common`, `consumers`, and `organizations`
-    /// for work accounts), as MSAL does for silent requests.
+    /// The authority of a request and the authorities known to the developer for it: the
+    /// parameters' authority, else the configured one, re-targeted to the account's home tenant
+    /// when it is tenantless (`common`, `consumers`, and `organizations` for work accounts), as
+    /// MSAL does for silent requests. A re-targeted authority is known when the one it came from is
+    /// (``Authority/knownAuthorities(_:retargeting:to:)``).
     func requestAuthority(_ requested: MSALAuthority?, account: MSALAccount?, retarget: Bool, correlationId: UUID)
-        throws -> Authority
+        throws -> (authority: Authority, knownAuthorities: [Authority])
     {
         let authority = requested?.model ?? defaultAuthority
         if requested != nil, authority.kind.family != defaultAuthority.kind.family {
@@ -108,9 +116,12 @@ final class ApplicationContext: Sendable {
         }
         guard retarget, let tenantType = authority.aadTenantType, tenantType.isTenantless,
             let homeTenant = account?.homeAccountId?.tenantId, !homeTenant.isEmpty
-        else { return authority }
-        if case .organizations = tenantType, homeTenant == Self.consumersTenantId { return authority }
-        return try authority.withTenant(homeTenant, correlationId: correlationId)
+        else { return (authority, knownAuthorities) }
+        if case .organizations = tenantType, homeTenant == Self.consumersTenantId {
+            return (authority, knownAuthorities)
+        }
+        let retargeted = try authority.withTenant(homeTenant, correlationId: correlationId)
+        return (retargeted, Authority.knownAuthorities(knownAuthorities, retargeting: authority, to: retargeted))
     }
 
     /// The tenant id of personal Microsoft accounts.

@@ -15,12 +15,12 @@ struct DeviceCodeFlow {
 
     func run(_ request: Request, callback: MSALDeviceCodeCallback) async throws -> MSALResult {
         let correlationId = request.correlationId
-        let authority = try context.requestAuthority(
+        let (authority, knownAuthorities) = try context.requestAuthority(
             request.authority, account: nil, retarget: false, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
         guard
             let endpoint = resolved.configuration.deviceAuthorizationEndpoint

@@ -22,12 +22,12 @@ struct InteractiveFlow {
 
     func run(_ request: Request) async throws -> MSALResult {
         let correlationId = request.correlationId
-        let authority = try context.requestAuthority(
+        let (authority, knownAuthorities) = try context.requestAuthority(
             request.authority, account: request.account, retarget: false, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
         let web = try WebAuthentication(

@@ -14,12 +14,12 @@ struct RefreshTokenImportFlow {
                 .internalErrorInvalidParameter, "The refresh token to import is empty.",
                 ErrorDetails(correlationId: correlationId))
         }
-        let authority = try context.requestAuthority(
+        let (authority, knownAuthorities) = try context.requestAuthority(
             requestedAuthority, account: nil, retarget: false, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             requested, clientId: context.clientId, authority: authority, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let request = TokenRequest.refreshToken(
             refreshToken, redirectURI: nil, endpoint: resolved.configuration.tokenEndpoint,
             common: .init(

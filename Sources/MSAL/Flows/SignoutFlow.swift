@@ -23,10 +23,10 @@ struct SignoutFlow {
         }
         guard options.browser else { return }
 
-        let authority = try context.requestAuthority(
+        let (authority, knownAuthorities) = try context.requestAuthority(
             nil, account: account, retarget: true, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         guard let endSession = resolved.configuration.endSessionEndpoint else {
             Log.warning(
                 "The authority has no end_session_endpoint; only the cache was cleared", correlationId: correlationId)

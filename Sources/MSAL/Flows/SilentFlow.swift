@@ -24,12 +24,12 @@ struct SilentFlow {
         guard let homeAccountId = account.identifier else {
             throw interactionRequired("The account has no identifier; sign in interactively.", correlationId)
         }
-        let authority = try context.requestAuthority(
+        let (authority, knownAuthorities) = try context.requestAuthority(
             request.authority, account: account, retarget: true, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: context.knownAuthorities, correlationId: correlationId)
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: account.homeAccountId?.tenantId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
@@ -92,8 +92,8 @@ struct SilentFlow {
         skipCache: Bool = false
     ) throws -> (hit: CacheHit?, token: CacheAccessToken?, status: AccessTokenStatus?) {
         let clientId = context.clientId
-        let now = Int64(context.now().timeIntervalSince1970)
-        let buffer = Int64(context.tokenExpirationBuffer)
+        let now = context.now()
+        let buffer = context.tokenExpirationBuffer
         let wanted = TokenStore.lowercasedScopes(scopes.values)
         let builder = ResultBuilder(context: context)
         return try context.cache.readVersioned { store, generation in
@@ -111,7 +111,7 @@ struct SilentFlow {
                     realm: tenant.lowercased(), clientId: clientId, scopes: wanted)
             }
             guard let index = found else { return (nil, nil, nil) }
-            let status = AccessTokenStatus(store.contents.accessTokens[index], now: now, buffer: buffer)
+            let status = AccessTokenStatus(store.contents.accessTokens[index], at: now, buffer: buffer)
             guard !skipCache, status == .valid(refreshNeeded: false) else {
                 // A secret the file no longer holds is a miss.
                 guard let token = store.accessToken(at: index) else {

@@ -3,7 +3,8 @@
 /// Mirrors `MSALGlobalConfig` of MSAL for iOS/macOS: set the HTTP and logging settings once,
 /// early, before the first token request.
 public enum MSALGlobalConfig {
-    /// HTTP settings used by every request the library sends (retries and timeouts).
+    /// The process-wide HTTP defaults (retries, timeouts, limits, proxy): every application's
+    /// ``MSALPublicClientApplicationConfig/httpConfig`` follows them for what it does not set.
     public static let httpConfig = MSALHTTPConfig()
 
     /// Logging settings: level, PII masking and the callback that receives messages.

@@ -19,7 +19,7 @@ public final class MSALPublicClientApplication: Sendable {
     ///   `http` without being a known loopback authority, the redirect URI cannot work, or the
     ///   cache encryption key is not 32 bytes.
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
-        try self.init(configuration: configuration, now: { Date() })
+        try self.init(configuration: configuration, now: nil)
     }
 
     /// Creates an application for `clientId` with the default configuration.
@@ -27,8 +27,9 @@ public final class MSALPublicClientApplication: Sendable {
         try self.init(configuration: MSALPublicClientApplicationConfig(clientId: clientId))
     }
 
-    /// The designated initializer; tests inject the clock.
-    init(configuration: MSALPublicClientApplicationConfig, now: @escaping @Sendable () -> Date) throws {
+    /// The designated initializer; tests inject the clock here or with the configuration's
+    /// `useClock` (`now` wins over it), else the system's is used.
+    init(configuration: MSALPublicClientApplicationConfig, now: (@Sendable () -> Date)?) throws {
         let copy = configuration.copy()
         let values = copy.values.withLock { $0 }
         guard !values.clientId.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
@@ -48,7 +49,10 @@ public final class MSALPublicClientApplication: Sendable {
         try values.cacheConfig.resolveStoreKey()
         let transport = try CurlHTTPTransport(configuration: ApplicationContext.transportConfiguration(for: values))
         self.configuration = copy
-        self.context = ApplicationContext(configuration: values, transport: transport, now: now)
+        let systemNow: @Sendable () -> Date = { Date() }
+        let clockNow: @Sendable () -> Date = now ?? values.clock?.now ?? systemNow
+        let sleep: @Sendable (TimeInterval) async throws -> Void = values.clock?.sleep ?? ApplicationContext.systemSleep
+        self.context = ApplicationContext(configuration: values, transport: transport, now: clockNow, sleep: sleep)
     }
 
     // MARK: Accounts

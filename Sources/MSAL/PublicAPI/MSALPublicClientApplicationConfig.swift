@@ -19,7 +19,16 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         var multipleCloudsSupported = false
         var bypassRedirectURIValidation = false
         var certificateAuthorityFile: String?
+        var connectTo: [String] = []
+        var httpConfig = MSALHTTPConfig(following: MSALGlobalConfig.httpConfig)
         var cacheConfig: MSALCacheConfig
+        var clock: TestClock?
+    }
+
+    /// A clock and a way to wait that replace the system's, set by test support.
+    struct TestClock: Sendable {
+        var now: @Sendable () -> Date
+        var sleep: @Sendable (TimeInterval) async throws -> Void
     }
 
     let values: Locked<Values>
@@ -124,6 +133,33 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         set { values.withLock { $0.certificateAuthorityFile = newValue } }
     }
 
+    /// Host routing, `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` entries (curl's `CONNECT_TO`):
+    /// this app's requests for `https://HOST:PORT/...` connect to the other address, while TLS
+    /// still verifies `HOST`. Ours; default empty. For tests, an emulator on loopback answers for
+    /// `login.microsoftonline.com` (`EntraEmulator.connectTo` of MSALTestSupport); for a
+    /// deployment, a fixed address for a host name.
+    public var connectTo: [String] {
+        get { values.withLock { $0.connectTo } }
+        set { values.withLock { $0.connectTo = newValue } }
+    }
+
+    /// This app's HTTP settings: retries, timeouts, response limits and the proxy. A value set
+    /// here applies to this app only; a value not set follows ``MSALGlobalConfig/httpConfig``
+    /// (read at each request). Ours; MSAL for iOS has only the global one.
+    public var httpConfig: MSALHTTPConfig {
+        values.withLock { $0.httpConfig }
+    }
+
+    /// Replaces the system clock of applications made from this configuration, for tests: token
+    /// expiry, `refresh_in`, throttling windows and device-code expiry are decided by `now`, and
+    /// device-code polling waits with `sleep` (which may move that clock instead of waiting).
+    /// MSALTestSupport's `EntraEmulator.applicationConfiguration` sets it to the emulator's clock.
+    @_spi(Testing) public func useClock(
+        now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (TimeInterval) async throws -> Void
+    ) {
+        values.withLock { $0.clock = TestClock(now: now, sleep: sleep) }
+    }
+
     /// Where and how tokens are cached.
     public var cacheConfig: MSALCacheConfig {
         values.withLock { $0.cacheConfig }
@@ -133,6 +169,7 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
     public func copy() -> MSALPublicClientApplicationConfig {
         var snapshot = values.withLock { $0 }
         snapshot.cacheConfig = snapshot.cacheConfig.copy()
+        snapshot.httpConfig = snapshot.httpConfig.copy()
         return MSALPublicClientApplicationConfig(copying: snapshot)
     }
 }

@@ -13,7 +13,10 @@ final class CurlHTTPTransport: HTTPTransport {
         /// Host redirections for tests, `HOST:PORT:CONNECT-TO-HOST:CONNECT-TO-PORT` (curl's
         /// `CONNECT_TO`): an emulator on loopback answers for real host names, TLS still checks them.
         var connectTo: [String]
-        /// The retry policy; `nil` reads ``MSALGlobalConfig/httpConfig`` at each request.
+        /// The HTTP settings read at each request (retries, timeout, body limit, proxy) where
+        /// the values below do not override them; `nil` for ``MSALGlobalConfig/httpConfig``.
+        var httpConfig: MSALHTTPConfig?
+        /// The retry policy; `nil` reads ``httpConfig`` at each request.
         var retryPolicy: RetryPolicy?
         /// The longest one attempt may take; `nil` reads
         /// ``MSALHTTPConfig/timeoutIntervalForRequest`` at each request.
@@ -32,6 +35,7 @@ final class CurlHTTPTransport: HTTPTransport {
         init(
             caFile: String? = nil,
             connectTo: [String] = [],
+            httpConfig: MSALHTTPConfig? = nil,
             retryPolicy: RetryPolicy? = nil,
             timeout: Double? = nil,
             connectTimeout: Double = 30,
@@ -41,6 +45,7 @@ final class CurlHTTPTransport: HTTPTransport {
         ) {
             self.caFile = caFile
             self.connectTo = connectTo
+            self.httpConfig = httpConfig
             self.retryPolicy = retryPolicy
             self.timeout = timeout
             self.connectTimeout = connectTimeout
@@ -76,7 +81,7 @@ final class CurlHTTPTransport: HTTPTransport {
                 correlationId: request.correlationId)
             throw refusal
         }
-        let policy = configuration.retryPolicy ?? .global
+        let policy = configuration.retryPolicy ?? RetryPolicy(configuration.httpConfig ?? MSALGlobalConfig.httpConfig)
         let curlRequest = makeCurlRequest(request)
         var target: String { "\(request.method.rawValue) \(request.url.host ?? "")" }
         var retries = 0
@@ -140,7 +145,7 @@ final class CurlHTTPTransport: HTTPTransport {
     }
 
     private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
-        let httpConfig = MSALGlobalConfig.httpConfig
+        let httpConfig = configuration.httpConfig ?? MSALGlobalConfig.httpConfig
         let timeout = configuration.timeout ?? httpConfig.timeoutIntervalForRequest
         let maximumBodySize = configuration.maximumResponseBodySize ?? httpConfig.maximumResponseBodySize
         // The correlation header goes last: it is the one that changes with every request, and
@@ -160,6 +165,7 @@ final class CurlHTTPTransport: HTTPTransport {
             body: request.body,
             caFile: configuration.caFile,
             connectTo: configuration.connectTo,
+            proxy: httpConfig.proxy,
             connectTimeout: min(configuration.connectTimeout, timeout),
             timeout: timeout,
             maximumBodySize: maximumBodySize,

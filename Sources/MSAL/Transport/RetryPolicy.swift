@@ -17,9 +17,11 @@ struct RetryPolicy: Sendable {
     }
 
     /// The policy of ``MSALGlobalConfig/httpConfig`` as it is now.
-    static var global: RetryPolicy {
-        let config = MSALGlobalConfig.httpConfig
-        return RetryPolicy(retryCount: config.retryCount, retryInterval: config.retryInterval)
+    static var global: RetryPolicy { RetryPolicy(MSALGlobalConfig.httpConfig) }
+
+    /// The policy of `config` as it is now.
+    init(_ config: MSALHTTPConfig) {
+        self.init(retryCount: config.retryCount, retryInterval: config.retryInterval)
     }
 
     /// Network failures worth one more attempt.

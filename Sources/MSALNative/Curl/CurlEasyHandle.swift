@@ -35,6 +35,7 @@ final class CurlEasyHandle {
         var hasBody: Bool
         var caFile: String?
         var connectTo: [String]
+        var proxy: String?
         var connectTimeout: Double
         var timeout: Double
         var maximumBodySize: Int
@@ -45,6 +46,7 @@ final class CurlEasyHandle {
             self.hasBody = hasBody
             caFile = request.caFile
             connectTo = request.connectTo
+            proxy = request.proxy
             connectTimeout = request.connectTimeout
             timeout = request.timeout
             maximumBodySize = request.maximumBodySize
@@ -56,6 +58,7 @@ final class CurlEasyHandle {
             self.hasBody == hasBody && self.userData == userData && connectTimeout == request.connectTimeout
                 && timeout == request.timeout && maximumBodySize == request.maximumBodySize
                 && method == request.method && caFile == request.caFile && connectTo == request.connectTo
+                && proxy == request.proxy
         }
     }
 
@@ -219,6 +222,9 @@ final class CurlEasyHandle {
             for entry in request.connectTo { list = curl_slist_append(list, entry) }
             connectToList = list
             try set(CURLOPT_CONNECT_TO, pointer: UnsafeRawPointer(list))
+        }
+        if let proxy = request.proxy {
+            try set(CURLOPT_PROXY, string: proxy)
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))

@@ -16,6 +16,9 @@ package struct CurlRequest: Sendable {
     /// the other address while TLS still verifies `HOST`. Lets a loopback emulator answer for
     /// real identity-provider host names in tests.
     package var connectTo: [String]
+    /// The proxy (`CURLOPT_PROXY`: `http://host:port`, `socks5://...`); `nil` lets libcurl read
+    /// the environment (`https_proxy`, `no_proxy`), `""` uses no proxy at all.
+    package var proxy: String?
     /// The most seconds to spend connecting (TCP and TLS).
     package var connectTimeout: Double
     /// The most seconds for the whole exchange.
@@ -39,6 +42,7 @@ package struct CurlRequest: Sendable {
         body: [UInt8]? = nil,
         caFile: String? = nil,
         connectTo: [String] = [],
+        proxy: String? = nil,
         connectTimeout: Double = 30,
         timeout: Double = 300,
         maximumBodySize: Int = CurlRequest.defaultMaximumBodySize,
@@ -50,6 +54,7 @@ package struct CurlRequest: Sendable {
         self.body = body
         self.caFile = caFile
         self.connectTo = connectTo
+        self.proxy = proxy
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maximumBodySize = maximumBodySize

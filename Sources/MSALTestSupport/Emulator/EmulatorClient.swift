@@ -7,7 +7,9 @@ public struct EmulatorClient: Sendable, Hashable {
     /// `http://127.0.0.1`) accepts any port, as Entra does for native apps (RFC 8252 §7.3).
     public var redirectURIs: [String]
     /// Registered permissions: resource (`https://graph.microsoft.com`) → scope names
-    /// (`User.Read`). A `/.default` request for the resource is granted exactly these.
+    /// (`User.Read`): the only resource scopes the app may ask for (others get `invalid_scope`,
+    /// AADSTS70011, unless ``EntraEmulator/acceptsUnregisteredScopes``). A `/.default` request for
+    /// the resource is granted exactly these.
     public var permissions: [String: [String]]
     /// The family id (`"1"`) of a family-of-client-ids (FOCI) app, whose refresh tokens other
     /// family members may redeem; `nil` for other apps.
@@ -30,7 +32,8 @@ public struct EmulatorClient: Sendable, Hashable {
     public static let graph = "https://graph.microsoft.com"
 
     /// The default application: loopback, `msauth` and native-client redirect URIs; Graph
-    /// `User.Read` and `Mail.Read`, and `api://contoso-api` `access_as_user`.
+    /// `User.Read` and `Mail.Read`, `api://contoso-api` `access_as_user`, and the Contoso B2C
+    /// API's `read` (`https://contosob2c.onmicrosoft.com/api/read`).
     public static let sample = EmulatorClient(
         clientId: "0b7f3c2e-4a1d-4e6b-9c8f-5d2a7e1b3c9f",
         redirectURIs: [
@@ -39,7 +42,10 @@ public struct EmulatorClient: Sendable, Hashable {
             "msauth.com.example.app://auth",
             "https://login.microsoftonline.com/common/oauth2/nativeclient",
         ],
-        permissions: [graph: ["User.Read", "Mail.Read"], "api://contoso-api": ["access_as_user"]]
+        permissions: [
+            graph: ["User.Read", "Mail.Read"], "api://contoso-api": ["access_as_user"],
+            "https://contosob2c.onmicrosoft.com/api": ["read"],
+        ]
     )
     /// A first FOCI family member.
     public static let familyAppOne = EmulatorClient(

@@ -37,6 +37,9 @@ extension EmulatorEngine {
         if let problem = Self.validate(parameters, responseModes: responseModes) { return redirect.error(problem) }
 
         let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        if let problem = state.withLock({ $0.registrationProblem(scopes, client: client) }) {
+            return redirect.error(problem)
+        }
         let prompt = parameters["prompt"]
         let session = state.withLock { $0.sessionUsername }
         let script = state.withLock { $0.signInDecision }
@@ -81,6 +84,9 @@ extension EmulatorEngine {
         case .failure(let error): return redirect.error(error)
         case .success(let value): (user, tenantId) = value
         }
+        if prompt == "none", state.withLock({ $0.needsConsent(scopes, username: user.username, client: client) }) {
+            return redirect.error(EmulatorScopes.consentRequired(client: client, error: "consent_required"))
+        }
 
         let code = randomToken(bytes: 48, prefix: "1.A")
         let fresh = session?.lowercased() != user.username.lowercased() || prompt == "login"
@@ -93,6 +99,7 @@ extension EmulatorEngine {
             remembered.subtract(scopes.map(EmulatorScopes.key))
             remembered.formUnion(declined.map(EmulatorScopes.key))
             state.declinedConsents[key] = remembered
+            state.recordConsent(scopes, declined: declined, username: user.username, client: client)
             state.sessionUsername = user.username
             state.signIns.append(
                 EmulatorSignInRecord(

@@ -25,12 +25,16 @@ extension EmulatorEngine {
         guard let scope = parameters["scope"], !scope.isEmpty else {
             return context.errorResponse(Self.missing("scope"))
         }
+        let requested = scope.split(separator: " ").map(String.init)
+        if let problem = state.withLock({ $0.registrationProblem(requested, client: client) }) {
+            return context.errorResponse(problem)
+        }
         let deviceCode = randomToken(bytes: 48, prefix: "DAQABAAEAAA")
         let userCode = Self.userCode()
         state.withLock { state in
             state.deviceCodes[deviceCode] = DeviceCodeGrant(
                 deviceCode: deviceCode, userCode: userCode, clientId: client.clientId,
-                scopes: scope.split(separator: " ").map(String.init), route: route,
+                scopes: requested, route: route,
                 expiresAt: context.now.addingTimeInterval(TimeInterval(lifetime)))
         }
         return .json([
@@ -100,7 +104,10 @@ extension EmulatorEngine {
                 grant.status = .redeemed
                 let subject = GrantSubject(
                     username: user.username, clientId: client.clientId, tenantId: tenantId, policy: grant.route.policy)
-                return .success(TokenIssue(subject: subject, scopes: grant.scopes, clientInfo: false))
+                return .success(
+                    TokenIssue(
+                        subject: subject, scopes: grant.scopes, declinedScopes: grant.declinedScopes,
+                        clientInfo: false))
             case .pending, .redeemed:
                 let interval = TimeInterval(state.deviceCodeInterval)
                 if interval > 0, let previousPoll, context.now.timeIntervalSince(previousPoll) < interval {

@@ -28,6 +28,13 @@ extension EmulatorEngine {
                         error: "invalid_grant", code: 50034,
                         message: "The user account \(subject.username) does not exist in the directory."))
             }
+            if let problem = state.registrationProblem(issue.scopes, client: client) { return .failure(problem) }
+            if let grantType = context.parameters["grant_type"],
+                grantType == "refresh_token" || grantType == "password",
+                state.needsConsent(issue.scopes, username: user.username, client: client)
+            {
+                return .failure(EmulatorScopes.consentRequired(client: client))
+            }
             let remembered = state.declinedConsents[EmulatorState.consentKey(user.username, client.clientId)] ?? []
             let declined = remembered.union(issue.declinedScopes.map(EmulatorScopes.key))
             let isB2C = state.tenant(id: subject.tenantId)?.kind == .b2c
@@ -52,7 +59,7 @@ extension EmulatorEngine {
         let pairwiseSubject = isB2C ? objectId : Base64URL.encode(SHA256.hash("\(objectId)|\(client.clientId)"))
         var body: [String: Any] = [
             "token_type": "Bearer",
-            "scope": scopes.scopeField,
+            "scope": isB2C || context.route.style == .adfs ? scopes.scopeField : scopes.entraScopeField,
             "expires_in": lifetimes.accessToken,
             "ext_expires_in": lifetimes.extendedAccessToken,
         ]

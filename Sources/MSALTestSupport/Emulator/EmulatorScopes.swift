@@ -15,8 +15,22 @@ struct EmulatorScopes {
     /// The requested OIDC scopes, in request order.
     var oidcScopes: [String]
 
-    /// The `scope` field: granted resource scopes, then the OIDC scopes asked for.
-    var scopeField: String { (granted + oidcScopes.filter { $0 != "offline_access" }).joined(separator: " ") }
+    /// The `scope` field: granted resource scopes, then the OIDC scopes asked for, in request
+    /// order (B2C and AD FS).
+    var scopeField: String {
+        (granted + oidcScopes.filter { $0.lowercased() != "offline_access" }).joined(separator: " ")
+    }
+
+    /// The `scope` field as Entra ID reports it: granted resource scopes, then the identity
+    /// scopes as `profile openid email` (`email` comes with `openid`, asked for or not;
+    /// `offline_access` is never listed).
+    var entraScopeField: String {
+        let asked = Set(oidcScopes.map { $0.lowercased() })
+        let identity = ["profile", "openid", "email"].filter { name in
+            asked.contains(name) || (name == "email" && asked.contains("openid"))
+        }
+        return (granted + identity).joined(separator: " ")
+    }
 
     /// Splits a resource scope into resource and name (`User.Read` is Graph's).
     static func split(_ scope: String) -> (resource: String, name: String) {
@@ -84,5 +98,65 @@ struct EmulatorScopes {
             EmulatorScopes(
                 resource: resources.first ?? EmulatorClient.graph, granted: granted, names: names,
                 oidcScopes: oidcScopes))
+    }
+}
+
+// MARK: The directory's rules: registered permissions and consent
+
+extension EmulatorScopes {
+    /// Whether `scope` is a resource scope that `client` may not ask for: neither an OIDC scope,
+    /// nor the client id (B2C), nor `/.default`, nor one of the permissions registered for its
+    /// resource (names compared case-insensitively, as Entra does).
+    static func isUnregistered(_ scope: String, client: EmulatorClient) -> Bool {
+        if oidc.contains(scope.lowercased()) || scope.lowercased() == client.clientId.lowercased() { return false }
+        let (resource, name) = split(scope)
+        if name == ".default" { return false }
+        let base = trimmed(resource).lowercased()
+        return !client.permissions.contains { registered in
+            trimmed(registered.key).lowercased() == base
+                && registered.value.contains { $0.lowercased() == name.lowercased() }
+        }
+    }
+
+    /// Entra's answer to a scope the resource does not expose to the app: `invalid_scope`
+    /// (AADSTS70011).
+    static func invalidScope(_ scope: String) -> EntraErrorResponse {
+        EntraErrorResponse(
+            error: "invalid_scope", code: 70011,
+            message: "The provided value for the input parameter 'scope' is not valid. The scope '\(scope)' does "
+                + "not exist.")
+    }
+
+    /// The first of `requested` that `client` did not register, as Entra's error.
+    static func registrationProblem(_ requested: [String], client: EmulatorClient) -> EntraErrorResponse? {
+        requested.first { isUnregistered($0, client: client) }.map(invalidScope)
+    }
+
+    /// What a user consents to when granting `requested` to `client`: the keys (``key(_:)``) of
+    /// its resource scopes, `/.default` standing for the registered permissions of its resource.
+    static func consentKeys(_ requested: [String], client: EmulatorClient) -> Set<String> {
+        var keys = Set<String>()
+        for scope in requested where !oidc.contains(scope.lowercased()) {
+            if scope.lowercased() == client.clientId.lowercased() { continue }
+            let (resource, name) = split(scope)
+            let base = trimmed(resource)
+            if name == ".default" {
+                let registered = client.permissions.first { trimmed($0.key).lowercased() == base.lowercased() }
+                for permission in registered?.value ?? [] { keys.insert(key("\(base)/\(permission)")) }
+            } else {
+                keys.insert(key(scope))
+            }
+        }
+        return keys
+    }
+
+    /// Entra's answer when the user has not consented to every scope asked for: `invalid_grant`
+    /// with suberror `consent_required` (AADSTS65001).
+    static func consentRequired(client: EmulatorClient, error: String = "invalid_grant") -> EntraErrorResponse {
+        EntraErrorResponse(
+            error: error, code: 65001,
+            message: "The user or administrator has not consented to use the application with ID "
+                + "'\(client.clientId)'. Send an interactive authorization request for this user and resource.",
+            suberror: error == "invalid_grant" ? "consent_required" : nil)
     }
 }

@@ -20,6 +20,12 @@ struct EmulatorState {
     var faults: [PendingFault] = []
     /// Scopes a user declined for an app (key `username|clientId`, lowercased normalized scopes).
     var declinedConsents: [String: Set<String>] = [:]
+    /// Scopes a user consented to for an app (same keys and scope form).
+    var grantedConsents: [String: Set<String>] = [:]
+    /// ``EntraEmulator/Configuration/acceptsUnregisteredScopes``.
+    var acceptsUnregisteredScopes: Bool
+    /// ``EntraEmulator/Configuration/requiresConsent``.
+    var requiresConsent: Bool
 
     var endpointCounts: [EmulatorEndpoint: Int] = [:]
     var grantCounts: [String: Int] = [:]
@@ -37,6 +43,31 @@ struct EmulatorState {
         lifetimes = configuration.lifetimes
         rotation = configuration.refreshTokenRotation
         deviceCodeInterval = configuration.deviceCodeInterval
+        acceptsUnregisteredScopes = configuration.acceptsUnregisteredScopes
+        requiresConsent = configuration.requiresConsent
+    }
+
+    /// `invalid_scope` for the first of `requested` that `client` did not register, unless
+    /// unregistered scopes are accepted.
+    func registrationProblem(_ requested: [String], client: EmulatorClient) -> EntraErrorResponse? {
+        acceptsUnregisteredScopes ? nil : EmulatorScopes.registrationProblem(requested, client: client)
+    }
+
+    /// Whether consent is needed before `username` gets `requested` for `client` without
+    /// interaction: in consent mode, a resource scope neither consented to nor declined.
+    func needsConsent(_ requested: [String], username: String, client: EmulatorClient) -> Bool {
+        guard requiresConsent else { return false }
+        let key = Self.consentKey(username, client.clientId)
+        let settled = (grantedConsents[key] ?? []).union(declinedConsents[key] ?? [])
+        return !EmulatorScopes.consentKeys(requested, client: client).isSubset(of: settled)
+    }
+
+    /// Records that `username` consented to `requested` for `client`, except `declined`.
+    mutating func recordConsent(_ requested: [String], declined: [String], username: String, client: EmulatorClient) {
+        let key = Self.consentKey(username, client.clientId)
+        let consented = EmulatorScopes.consentKeys(requested, client: client)
+            .subtracting(declined.map(EmulatorScopes.key))
+        grantedConsents[key, default: []].formUnion(consented)
     }
 
     var now: Date { Date().addingTimeInterval(clockOffset) }
@@ -132,4 +163,6 @@ struct DeviceCodeGrant {
     var expiresAt: Date
     var lastPollAt: Date?
     var status: Status = .pending
+    /// Scopes the user declined when approving.
+    var declinedScopes: [String] = []
 }

@@ -35,6 +35,23 @@ extension EntraEmulator {
         /// `false` lists only `query` and `fragment` and refuses `form_post` (error 70007, in the
         /// query), like a server without it, so the library's query mode stays tested.
         public var offersFormPost: Bool
+        /// Whether an app may ask for resource scopes it did not register (any scope is granted,
+        /// as older emulators did). Default `false`: a scope missing from the app's
+        /// ``EmulatorClient/permissions`` gets `invalid_scope` (AADSTS70011), as Entra answers a
+        /// scope its resource does not expose, so a typo in a scope fails the test.
+        public var acceptsUnregisteredScopes: Bool
+        /// Whether users must consent before an app gets tokens without interaction. Default
+        /// `false` (every registered scope counts as consented). `true`: an interactive sign-in or
+        /// a device-code approval records consent to the scopes granted; a refresh or password
+        /// grant, or a `prompt=none` sign-in, asking for anything else gets `consent_required`
+        /// (AADSTS65001; `invalid_grant` with that suberror at the token endpoint). Admin consent:
+        /// ``EntraEmulator/grantConsent(username:clientId:scopes:)``.
+        public var requiresConsent: Bool
+        /// When set, the emulator also serves its control endpoint under `/.emulator/` on its own
+        /// port, to requests with `Authorization: Bearer <controlToken>`: device-code approval,
+        /// the clock, faults, users and consent for tests outside Swift (`msal emulator` sets one;
+        /// the commands are listed in Docs/Testing.md). Default `nil`: no control endpoint.
+        public var controlToken: String?
 
         /// The default configuration: a free port, every Microsoft cloud, the tenants, users and
         /// apps of ``EmulatorTenant/defaults``, ``EmulatorUser/defaults`` and
@@ -52,7 +69,10 @@ extension EntraEmulator {
             deviceCodeInterval: Int = 5,
             deviceVerificationURI: String = "https://microsoft.com/devicelogin",
             signingKey: EmulatorSigningKey? = nil,
-            offersFormPost: Bool = true
+            offersFormPost: Bool = true,
+            acceptsUnregisteredScopes: Bool = false,
+            requiresConsent: Bool = false,
+            controlToken: String? = nil
         ) {
             self.port = port
             self.clouds = clouds
@@ -67,6 +87,9 @@ extension EntraEmulator {
             self.deviceVerificationURI = deviceVerificationURI
             self.signingKey = signingKey
             self.offersFormPost = offersFormPost
+            self.acceptsUnregisteredScopes = acceptsUnregisteredScopes
+            self.requiresConsent = requiresConsent
+            self.controlToken = controlToken
         }
     }
 }

@@ -82,11 +82,40 @@ extension EntraEmulator {
         set { engine.state.withLock { $0.sessionUsername = newValue } }
     }
 
-    /// Forgets that `username` declined scopes for `clientId`.
+    /// Forgets what `username` consented to and declined for `clientId`.
     public func resetConsent(username: String, clientId: String) {
-        _ = engine.state.withLock {
+        engine.state.withLock {
             $0.declinedConsents.removeValue(forKey: EmulatorState.consentKey(username, clientId))
+            $0.grantedConsents.removeValue(forKey: EmulatorState.consentKey(username, clientId))
         }
+    }
+
+    /// Records consent of `username` to `scopes` (`/.default` for the app's registered
+    /// permissions) for `clientId`, as an administrator granting consent does.
+    public func grantConsent(username: String, clientId: String, scopes: [String]) {
+        engine.state.withLock { state in
+            let client = state.client(clientId) ?? EmulatorClient(clientId: clientId, redirectURIs: [])
+            state.recordConsent(scopes, declined: [], username: username, client: client)
+        }
+    }
+
+    /// The scopes `username` consented to for `clientId` (`resource/name`, lowercased), sorted.
+    public func consentedScopes(username: String, clientId: String) -> [String] {
+        engine.state.withLock { $0.grantedConsents[EmulatorState.consentKey(username, clientId)] ?? [] }.sorted()
+    }
+
+    /// Whether an app may ask for scopes it did not register (see
+    /// ``Configuration/acceptsUnregisteredScopes``).
+    public var acceptsUnregisteredScopes: Bool {
+        get { engine.state.withLock { $0.acceptsUnregisteredScopes } }
+        set { engine.state.withLock { $0.acceptsUnregisteredScopes = newValue } }
+    }
+
+    /// Whether users must consent before tokens are issued without interaction (see
+    /// ``Configuration/requiresConsent``).
+    public var requiresConsent: Bool {
+        get { engine.state.withLock { $0.requiresConsent } }
+        set { engine.state.withLock { $0.requiresConsent = newValue } }
     }
 
     // MARK: Clock
@@ -177,17 +206,29 @@ extension EntraEmulator {
         }
     }
 
-    /// Signs `username` in for the device code with `userCode`, as the user would in a browser;
-    /// the client's next poll gets tokens.
+    /// Signs `username` in for the device code with `userCode`, as the user would in a browser,
+    /// consenting to its scopes except `declinedScopes` (remembered for that user and app, like
+    /// declines at the authorize endpoint); the client's next poll gets tokens without them.
     ///
     /// - Throws: ``TestSupportError`` for an unknown, expired or already decided user code or an
     ///   unknown user.
-    public func approveDeviceCode(userCode: String, as username: String = EmulatorUser.alice.username) throws {
-        try decideDeviceCode(userCode) { state in
-            guard state.user(named: username) != nil else {
+    public func approveDeviceCode(
+        userCode: String, as username: String = EmulatorUser.alice.username, declinedScopes: [String] = []
+    ) throws {
+        try decideDeviceCode(userCode) { state, grant in
+            guard let user = state.user(named: username) else {
                 throw TestSupportError("approveDeviceCode: no user \(username) in the emulator")
             }
-            return .approved(username: username)
+            if let client = state.client(grant.clientId) {
+                let key = EmulatorState.consentKey(user.username, client.clientId)
+                var remembered = state.declinedConsents[key] ?? []
+                remembered.subtract(grant.scopes.map(EmulatorScopes.key))
+                remembered.formUnion(declinedScopes.map(EmulatorScopes.key))
+                state.declinedConsents[key] = remembered
+                state.recordConsent(grant.scopes, declined: declinedScopes, username: user.username, client: client)
+            }
+            grant.declinedScopes = declinedScopes
+            grant.status = .approved(username: username)
         }
     }
 
@@ -195,12 +236,12 @@ extension EntraEmulator {
     ///
     /// - Throws: ``TestSupportError`` for an unknown, expired or already decided user code.
     public func declineDeviceCode(userCode: String) throws {
-        try decideDeviceCode(userCode) { _ in .declined }
+        try decideDeviceCode(userCode) { _, grant in grant.status = .declined }
     }
 
     private func decideDeviceCode(
         _ userCode: String,
-        _ decide: (EmulatorState) throws -> DeviceCodeGrant.Status
+        _ decide: (inout EmulatorState, inout DeviceCodeGrant) throws -> Void
     ) throws {
         try engine.state.withLock { state in
             guard
@@ -213,8 +254,9 @@ extension EntraEmulator {
             guard grant.status == .pending, grant.expiresAt > state.now else {
                 throw TestSupportError("the device code with user code \(userCode) is expired or already decided")
             }
-            let status = try decide(state)
-            state.deviceCodes[key]?.status = status
+            var decided = grant
+            try decide(&state, &decided)
+            state.deviceCodes[key] = decided
         }
     }
 

@@ -22,6 +22,9 @@ public final class EntraEmulator: Sendable {
     let engine: EmulatorEngine
     let server: LoopbackHTTPSServer
     private let hostNames: [String]
+    /// Folders made for the caches of ``applicationConfiguration(clientId:authority:redirectUri:cache:)``,
+    /// removed by ``stop()``.
+    let temporaryFolders = Locked<[URL]>([])
 
     /// The port on 127.0.0.1.
     public var port: Int { server.port }
@@ -55,19 +58,29 @@ public final class EntraEmulator: Sendable {
         let authority = try TestCertificateAuthority()
         let certificate = try authority.issueCertificate(dnsNames: names, ipAddresses: ["127.0.0.1", "::1"])
         let engine = engine
+        let control = configuration.controlToken.map(EmulatorControl.init(token:))
         server = try LoopbackHTTPSServer(port: configuration.port, certificate: certificate) { request in
-            engine.handle(request)
+            if let answer = control?.handle(request) { return .respond(answer) }
+            return engine.handle(request)
         }
+        control?.attach(self)
     }
 
     deinit {
-        server.stop()
+        stop()
     }
 
-    /// Stops the emulator: the port closes and every connection ends before it returns.
-    /// Idempotent; also done when the emulator is released.
+    /// Stops the emulator: the port closes and every connection ends before it returns, and the
+    /// temporary cache folders it made are removed. Idempotent; also done when the emulator is
+    /// released.
     public func stop() {
         server.stop()
+        for folder in temporaryFolders.withLock({ folders in
+            defer { folders.removeAll() }
+            return folders
+        }) {
+            try? FileManager.default.removeItem(at: folder)
+        }
     }
 
     // MARK: Addresses

@@ -36,10 +36,8 @@ final class EmulatedApp: @unchecked Sendable {
             clientId: clientId, redirectUri: nil, authority: try MSALAuthority.authority(with: authority))
         config.certificateAuthorityFile = emulator.certificateAuthority.certificateFile
         config.cacheConfig.inMemoryOnly = true
+        config.connectTo = connectTo ?? emulator.connectTo
         try configure(config)
-        let saved = MSALGlobalConfig.httpConfig.connectTo
-        MSALGlobalConfig.httpConfig.connectTo = connectTo ?? emulator.connectTo
-        defer { MSALGlobalConfig.httpConfig.connectTo = saved }
         application = try MSALPublicClientApplication(configuration: config, now: { clock.withLock { $0 } })
         browser = ScriptedBrowser(
             configuration: .init(caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo))

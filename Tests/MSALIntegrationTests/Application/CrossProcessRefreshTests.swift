@@ -18,7 +18,7 @@ final class CrossProcessRefreshTests: XCTestCase {
         let config = MSALPublicClientApplicationConfig(clientId: EmulatorClient.sample.clientId)
         config.certificateAuthorityFile = caFile
         config.cacheConfig.cacheFileURL = URL(fileURLWithPath: path)
-        MSALGlobalConfig.httpConfig.connectTo = connectTo.split(separator: ",").map(String.init)
+        config.connectTo = connectTo.split(separator: ",").map(String.init)
         let application = try MSALPublicClientApplication(configuration: config)
         let account = try XCTUnwrap(try application.allAccounts().first)
         let result = try await application.acquireTokenSilent(

@@ -31,7 +31,8 @@ final class EntraEmulatorAuthorizeTests: XCTestCase {
 
         let tokens = try await harness.signIn(common)
         XCTAssertEqual(tokens["token_type"] as? String, "Bearer")
-        XCTAssertEqual(tokens["scope"] as? String, "https://graph.microsoft.com/User.Read openid profile")
+        // As Entra reports them: the identity scopes as `profile openid email`, no offline_access.
+        XCTAssertEqual(tokens["scope"] as? String, "https://graph.microsoft.com/User.Read profile openid email")
         XCTAssertEqual(tokens["expires_in"] as? Int, 3599)
         XCTAssertEqual(tokens["ext_expires_in"] as? Int, 3599)
         XCTAssertNil(tokens["refresh_in"])
@@ -171,13 +172,14 @@ final class EntraEmulatorAuthorizeTests: XCTestCase {
         }
         let scope = "https://graph.microsoft.com/User.Read https://graph.microsoft.com/Mail.Read openid offline_access"
         let tokens = try await harness.signIn(common, scope: scope)
-        XCTAssertEqual(tokens["scope"] as? String, "https://graph.microsoft.com/User.Read openid")
+        XCTAssertEqual(tokens["scope"] as? String, "https://graph.microsoft.com/User.Read openid email")
         XCTAssertEqual(emulator.signIns.last?.declinedScopes, ["Mail.Read"])
         // The decline is remembered for Bob and the app: refreshing does not grant Mail.Read either.
         let refreshed = try await harness.refresh(
             try XCTUnwrap(tokens["refresh_token"] as? String), at: common, scope: scope)
         XCTAssertEqual(
-            try EmulatorHarness.json(refreshed)["scope"] as? String, "https://graph.microsoft.com/User.Read openid")
+            try EmulatorHarness.json(refreshed)["scope"] as? String,
+            "https://graph.microsoft.com/User.Read openid email")
 
         emulator.signInDecision = { _ in .declineConsent }
         var redirect = try await harness.authorize(common)
@@ -196,11 +198,11 @@ final class EntraEmulatorAuthorizeTests: XCTestCase {
             common, scope: "https://graph.microsoft.com/.default openid offline_access")
         XCTAssertEqual(
             tokens["scope"] as? String,
-            "https://graph.microsoft.com/User.Read https://graph.microsoft.com/Mail.Read openid")
+            "https://graph.microsoft.com/User.Read https://graph.microsoft.com/Mail.Read openid email")
         XCTAssertEqual(try EmulatorHarness.claims(tokens["access_token"])["scp"]?.stringValue, "User.Read Mail.Read")
 
         tokens = try await harness.signIn(common, scope: "api://contoso-api/.default openid")
-        XCTAssertEqual(tokens["scope"] as? String, "api://contoso-api/access_as_user openid")
+        XCTAssertEqual(tokens["scope"] as? String, "api://contoso-api/access_as_user openid email")
         XCTAssertNil(tokens["refresh_token"])
 
         let pkce = PKCEPair()
@@ -310,7 +312,7 @@ final class EntraEmulatorAuthorizeTests: XCTestCase {
                 ("scope", "User.Read openid profile offline_access"), ("client_info", "1"),
             ])
         XCTAssertEqual(response.statusCode, 200)
-        XCTAssertEqual(try EmulatorHarness.json(response)["scope"] as? String, "User.Read openid profile")
+        XCTAssertEqual(try EmulatorHarness.json(response)["scope"] as? String, "User.Read profile openid email")
         response = try await harness.post(
             "\(common)/oauth2/v2.0/token",
             [

@@ -139,14 +139,14 @@ final class EntraEmulatorFaultTests: XCTestCase {
         let scope = "User.Read Mail.Read openid offline_access"
         emulator.inject(.declineScopes(["https://graph.microsoft.com/Mail.Read"]), at: .authorize)
         var tokens = try await harness.signIn(common, scope: scope)
-        XCTAssertEqual(tokens["scope"] as? String, "User.Read openid")
+        XCTAssertEqual(tokens["scope"] as? String, "User.Read openid email")
         emulator.resetConsent(username: EmulatorUser.alice.username, clientId: EmulatorHarness.clientId)
 
         emulator.inject(.declineScopes(["User.Read"]), at: .token)
         tokens = try await harness.signIn(common, scope: scope)
-        XCTAssertEqual(tokens["scope"] as? String, "Mail.Read openid")
+        XCTAssertEqual(tokens["scope"] as? String, "Mail.Read openid email")
         tokens = try await harness.signIn(common, scope: scope)
-        XCTAssertEqual(tokens["scope"] as? String, "User.Read Mail.Read openid")
+        XCTAssertEqual(tokens["scope"] as? String, "User.Read Mail.Read openid email")
     }
 
     func testOAuthErrorAtAuthorizeBecomesAnErrorRedirect() async throws {
