@@ -21,7 +21,7 @@ enum AccountsCommand {
 
             Options:
               --set-default ID_OR_USERNAME
-                                 make that signed-in account the default, then list the accounts
+                                 make that signed-in account the default (prints nothing)
               -o, --output FORMAT
                                  text (default); json: an array of {identifier, username,
                                  environment, is_default, tenant_profiles: [{tenant_id, identifier,
@@ -84,6 +84,7 @@ enum AccountsCommand {
             }
             try DefaultAccount.set(identifier, clientId: options.clientId, file: options.defaultsFile)
             Console.error("Default account: \(account.username ?? identifier)")
+            return .success
         }
         let accounts = try application.allAccounts()
         let chosen = DefaultAccount.choose(accounts) {

@@ -38,13 +38,15 @@ final class CLIAccountsAndAuthoritiesTests: XCTestCase {
         XCTAssertEqual(try username(ofToken: []), alice, "the last login is the default")
 
         let cacheBefore = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
-        let set = try environment.run(["accounts", "--set-default", bob, "-o", "json"])
+        let set = try environment.run(["accounts", "--set-default", bob])
         XCTAssertEqual(
             try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile)), cacheBefore,
             "the shared cache file is left as it is")
         XCTAssertEqual(set.status, 0, set.errorOutput)
         XCTAssertTrue(set.errorOutput.contains("Default account: \(bob)"), set.errorOutput)
-        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(set.output.utf8)) as? [[String: Any]])
+        XCTAssertEqual(set.output, "")
+        let json = try environment.run(["accounts", "-o", "json"]).output
+        let list = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
         XCTAssertEqual(list.first { $0["is_default"] as? Bool == true }?["username"] as? String, bob)
         XCTAssertEqual(try username(ofToken: []), bob)
 
