@@ -68,7 +68,7 @@ enum BrowserSignIn {
         }
         defer { NotificationCenter.default.removeObserver(observer) }
         let webview = MSALWebviewParameters()
-        webview.browserCommand = "true"
+        webview.browserCommand = "/bin/true:/usr/bin/true:true"
         return try await application.acquireToken(
             with: MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview))
     }
