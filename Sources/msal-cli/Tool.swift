@@ -47,7 +47,7 @@ enum Tool {
               --timeout SECONDS    stop the command after that long (exit code 124)
               --verbose            MSAL's log on standard error (personal data masked)
               --client-id, --authority, --tenant, --cache, --ca-file, --known-authority,
-              --instance-discovery: see `msal help token`
+              --no-instance-discovery: see `msal help token`
 
             Results go to standard output; messages, prompts and progress to standard error.
             `msal help <command>` (or `msal <command> --help`) describes a command; `msal --version`
