@@ -4,7 +4,9 @@
 # from the same cache file (`python -c "import msal; ..."`: load the cache, create the app,
 # acquire_token_silent). Both talk to one `msal emulator` over loopback HTTPS (each process asks
 # it for the tenant's OpenID configuration, as both libraries do once per process); neither sends
-# a token request. Docs/Performance.md records the figures.
+# a token request. `msal --version` (start and exit) and `curl --version` (a process that loads the
+# system's libcurl and its libraries, as msal does) are the floors. Docs/Performance.md records the
+# figures.
 #
 #   scripts/bench-cli.sh              # builds the portable msal (scripts/install-cli.sh) first
 #   scripts/bench-cli.sh PATH/msal    # measures that binary
@@ -53,6 +55,7 @@ PY
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/result.json" \
     -n "msal token" "$msal token --scopes User.Read" \
     -n "msal --version" "$msal --version" \
+    -n "curl --version" "curl --version" \
     -n "MSAL for Python" "$python -c '$python_code'" >&2
 python3 - "$work/result.json" "$runs" <<'PY'
 import json, sys
