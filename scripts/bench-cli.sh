@@ -10,6 +10,7 @@
 #
 #   scripts/bench-cli.sh              # builds the portable msal (scripts/install-cli.sh) first
 #   scripts/bench-cli.sh PATH/msal    # measures that binary
+#   BENCH_CLI_OTHER=OLD/msal scripts/bench-cli.sh PATH/msal   # and another build beside it
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and MSAL for Python
 # (scripts/interop.sh --setup-only, from PyPI).
@@ -52,8 +53,11 @@ PY
 [ "$("$python" -c "$python_code")" = "$("$msal" token --scopes User.Read)" ] \
     || { echo "bench-cli.sh: the two commands print different tokens" >&2; exit 1; }
 
+# BENCH_CLI_OTHER=PATH/msal measures another build beside (an older commit, a dynamic build).
+other=()
+if [ -n "${BENCH_CLI_OTHER:-}" ]; then other=(-n "other msal token" "$BENCH_CLI_OTHER token --scopes User.Read"); fi
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/result.json" \
-    -n "msal token" "$msal token --scopes User.Read" \
+    -n "msal token" "$msal token --scopes User.Read" "${other[@]}" \
     -n "msal --version" "$msal --version" \
     -n "curl --version" "curl --version" \
     -n "MSAL for Python" "$python -c '$python_code'" >&2
