@@ -128,4 +128,49 @@ final class CLIAccountsAndAuthoritiesTests: XCTestCase {
             XCTAssertTrue(terminal.output.contains("`msal login --device-code`"), terminal.output)
         }
     }
+
+    /// On a terminal without a browser, the printed address is how the user continues: opened in
+    /// a browser that reaches this machine (here the curl browser script), the sign-in completes.
+    func testThePrintedAddressCompletesTheSignIn() throws {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("script is not installed") }
+        let browser = try environment.browserScript()
+        let log = environment.directory.appendingPathComponent("terminal.log")
+        let msal = try CLIProcess.executable().path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["-qfec", "\(msal) login --timeout 30 --cache \(environment.cacheFile)", log.path]
+        process.environment = CLIProcess.environment(
+            environment.environment.merging(["DISPLAY": "", "WAYLAND_DISPLAY": "", "TERM": "dumb"]) { $1 })
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let pattern = try NSRegularExpression(
+            pattern: "https://login\\.microsoftonline\\.com/common/oauth2/v2\\.0/authorize\\?\\S+")
+        var address: String?
+        let deadline = Date().addingTimeInterval(20)
+        while address == nil, Date() < deadline, process.isRunning {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            if let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                let range = Range(match.range, in: text)
+            {
+                address = String(text[range])
+            } else {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        let url = try XCTUnwrap(address, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let open = Process()
+        open.executableURL = URL(fileURLWithPath: browser)
+        open.arguments = [url]
+        try open.run()
+        open.waitUntilExit()
+        while process.isRunning && Date() < deadline.addingTimeInterval(20) { Thread.sleep(forTimeInterval: 0.05) }
+        let text = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("Signed in as \(EmulatorUser.alice.username)"), text)
+        XCTAssertTrue(try environment.run(["accounts"]).output.hasPrefix(EmulatorUser.alice.username))
+    }
 }
