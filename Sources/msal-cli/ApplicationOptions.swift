@@ -162,8 +162,12 @@ struct ApplicationOptions {
             throw CommandLineArguments.UsageError(
                 description: "--tenant applies to Entra ID authorities only; put the tenant in --authority")
         }
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._"))
-        guard !tenant.isEmpty, tenant.unicodeScalars.allSatisfy(allowed.contains) else {
+        let allowed = { (scalar: Unicode.Scalar) in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "-._".unicodeScalars.contains(scalar))
+        }
+        guard !tenant.isEmpty, tenant.unicodeScalars.allSatisfy(allowed) else {
             throw CommandLineArguments.UsageError(
                 description: "--tenant '\(tenant)' is not a tenant id or domain (such as contoso.onmicrosoft.com)")
         }

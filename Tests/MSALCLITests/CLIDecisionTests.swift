@@ -80,6 +80,10 @@ final class CLIDecisionTests: XCTestCase {
             with: URL(string: "https://contoso.b2clogin.com/tfp/contoso.onmicrosoft.com/B2C_1_x")!)
         XCTAssertThrowsError(try ApplicationOptions.tenantAuthority("t", in: b2c))
         XCTAssertThrowsError(try ApplicationOptions.tenantAuthority("a/b", in: nil))
+        XCTAssertThrowsError(try ApplicationOptions.tenantAuthority("cöntoso.com", in: nil))
+        XCTAssertEqual(
+            try ApplicationOptions.tenantAuthority("8d2f5e1a-3b4c-4d6e-9f70-a1b2c3d4e5f6", in: nil),
+            "https://login.microsoftonline.com/8d2f5e1a-3b4c-4d6e-9f70-a1b2c3d4e5f6")
     }
 
     func testRepeatedOptionsKeepEveryValue() throws {
