@@ -6,7 +6,8 @@ import MSAL
 struct ApplicationOptions {
     /// The options, for a command's specification (`--verbose` is handled by the tool).
     static let specification = CommandLineArguments.Specification(
-        valueOptions: ["client-id", "authority", "cache", "ca-file"], flagOptions: ["verbose"])
+        valueOptions: ["client-id", "authority", "tenant", "known-authority", "cache", "ca-file"],
+        flagOptions: ["verbose", "no-instance-discovery"])
 
     /// The help lines of the shared options.
     static let help = """
@@ -14,6 +15,15 @@ struct ApplicationOptions {
           --client-id ID     application (client) id of the app registration (MSAL_CLIENT_ID); required
           --authority URL    authority, default https://login.microsoftonline.com/common (MSAL_AUTHORITY);
                              B2C, CIAM and OIDC authorities are trusted as known authorities
+          --tenant T         the tenant (id or domain) in the Entra authority instead of its own
+                             (https://login.microsoftonline.com/T) (MSAL_TENANT)
+          --known-authority URL
+                             an authority to trust without validation (knownAuthorities); repeatable
+                             (MSAL_KNOWN_AUTHORITIES, separated by spaces or commas)
+          --no-instance-discovery
+                             trust the authority's host: no validation at login.microsoftonline.com;
+                             the host's own discovery answer is used when it gives one
+                             (MSAL_INSTANCE_DISCOVERY=off)
           --cache FILE       token cache file (MSAL_CACHE); default
                              $XDG_DATA_HOME/msal/com.microsoft.identity.universalstorage/msal_cache.json
           --ca-file PEM      certificate authorities to trust instead of the system's (MSAL_CA_FILE)
@@ -25,8 +35,13 @@ struct ApplicationOptions {
 
     var clientId: String
     var authority: MSALAuthority?
+    /// Authorities trusted without validation (`knownAuthorities`), besides B2C, CIAM and OIDC
+    /// authorities given with `--authority`.
+    var knownAuthorities: [MSALAuthority] = []
     var redirectUri: String?
     var cacheFile: String?
+    /// The tool's file of default accounts, beside the cache file (see ``DefaultAccount``).
+    var defaultsFile: URL
     var caFile: String?
     var connectTo: [String]
 
@@ -38,18 +53,28 @@ struct ApplicationOptions {
         }
         self.clientId = clientId
         if let text = arguments.value("authority", environment: environment, variable: "MSAL_AUTHORITY") {
-            guard let url = URL(string: text), url.scheme != nil else {
-                throw UsageError(description: "--authority '\(text)' is not a URL")
-            }
-            do {
-                authority = try MSALAuthority.authority(with: url)
-            } catch {
-                let reason = MSALErrorInfo(error).errorDescription ?? "not a usable authority"
-                throw UsageError(description: "--authority '\(text)': \(reason)")
+            authority = try Self.authority(text, option: "--authority")
+        }
+        if let tenant = arguments.value("tenant", environment: environment, variable: "MSAL_TENANT") {
+            authority = try Self.authority(Self.tenantAuthority(tenant, in: authority), option: "--tenant")
+        }
+        let known =
+            arguments.allValues["known-authority"]
+            ?? Self.words(environment["MSAL_KNOWN_AUTHORITIES"] ?? "")
+        for text in known {
+            knownAuthorities.append(try Self.authority(text, option: "--known-authority"))
+        }
+        if arguments.flag("no-instance-discovery") || Self.isOff(environment["MSAL_INSTANCE_DISCOVERY"]) {
+            if let authority {
+                knownAuthorities.append(authority)
+            } else {
+                let url = MSALPublicClientApplicationConfig.defaultAuthorityURL.absoluteString
+                knownAuthorities.append(try Self.authority(url, option: "--authority"))
             }
         }
         redirectUri = arguments.values["redirect-uri"]
         cacheFile = arguments.value("cache", environment: environment, variable: "MSAL_CACHE")
+        defaultsFile = DefaultAccount.file(cacheFile: cacheFile, environment: environment)
         caFile = arguments.value("ca-file", environment: environment, variable: "MSAL_CA_FILE")
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError(description: "--ca-file '\(caFile)' cannot be read")
@@ -65,9 +90,11 @@ struct ApplicationOptions {
     func makeApplication() throws -> MSALPublicClientApplication {
         let config = MSALPublicClientApplicationConfig(
             clientId: clientId, redirectUri: redirectUri, authority: authority)
+        var known = knownAuthorities
         if let authority, !(authority is MSALAADAuthority) {
-            config.knownAuthorities = [authority]
+            known.insert(authority, at: 0)
         }
+        config.knownAuthorities = known
         config.certificateAuthorityFile = caFile
         if let cacheFile {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
@@ -84,6 +111,80 @@ struct ApplicationOptions {
     {
         if let account = try application.account(forIdentifier: identifierOrUsername) { return account }
         return try application.account(forUsername: identifierOrUsername)
+    }
+
+    /// The account a command uses when no `--account` is given: the only one signed in, else the
+    /// default one (``DefaultAccount``).
+    ///
+    /// - Throws: exit code 3 when none is signed in; a usage error when several are and none of
+    ///   them is the default.
+    func unnamedAccount(in application: MSALPublicClientApplication) throws -> MSALAccount {
+        let accounts = try application.allAccounts()
+        guard !accounts.isEmpty else {
+            throw CommandFailure(
+                message: "no account is signed in for this client id and cache; run `msal login` first",
+                code: .interactionRequired)
+        }
+        let chosen = DefaultAccount.choose(accounts) {
+            DefaultAccount.identifier(clientId: clientId, file: defaultsFile)
+        }
+        guard let chosen else {
+            let names = accounts.map { $0.username ?? $0.identifier ?? "?" }.joined(separator: ", ")
+            throw CommandLineArguments.UsageError(
+                description: "several accounts are signed in (\(names)) and none is the default; choose one with "
+                    + "--account, or set the default with `msal accounts --set-default ID_OR_USERNAME`")
+        }
+        return chosen
+    }
+
+    /// The authority of `text`, or a usage error naming `option`.
+    static func authority(_ text: String, option: String) throws(CommandLineArguments.UsageError) -> MSALAuthority {
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw CommandLineArguments.UsageError(description: "\(option) '\(text)' is not a URL")
+        }
+        do {
+            return try MSALAuthority.authority(with: url)
+        } catch {
+            let reason = MSALErrorInfo(error).errorDescription ?? "not a usable authority"
+            throw CommandLineArguments.UsageError(description: "\(option) '\(text)': \(reason)")
+        }
+    }
+
+    /// The URL of the Entra authority of `authority` (the public cloud's when `nil`) with `tenant`
+    /// as its tenant: `https://<host>/<tenant>`. Other kinds of authority name their tenant in
+    /// their own way, so `--tenant` refuses them.
+    static func tenantAuthority(_ tenant: String, in authority: MSALAuthority?) throws(CommandLineArguments.UsageError)
+        -> String
+    {
+        let base = authority?.url ?? MSALPublicClientApplicationConfig.defaultAuthorityURL
+        guard authority == nil || authority is MSALAADAuthority else {
+            throw CommandLineArguments.UsageError(
+                description: "--tenant applies to Entra ID authorities only; put the tenant in --authority")
+        }
+        let allowed = { (scalar: Unicode.Scalar) in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "-._".unicodeScalars.contains(scalar))
+        }
+        guard !tenant.isEmpty, tenant.unicodeScalars.allSatisfy(allowed) else {
+            throw CommandLineArguments.UsageError(
+                description: "--tenant '\(tenant)' is not a tenant id or domain (such as contoso.onmicrosoft.com)")
+        }
+        var components = URLComponents()
+        components.scheme = base.scheme
+        components.host = base.host
+        components.port = base.port
+        return (components.url?.absoluteString ?? "https://login.microsoftonline.com") + "/" + tenant
+    }
+
+    /// Whether an environment variable says "off" (`0`, `false`, `off`, `no`).
+    static func isOff(_ value: String?) -> Bool {
+        ["0", "false", "off", "no"].contains(value?.lowercased() ?? "")
+    }
+
+    /// The words of `text`, separated by spaces or commas.
+    static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
     }
 
     /// The scopes of `--scopes "a b"` (spaces or commas).

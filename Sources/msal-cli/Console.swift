@@ -21,6 +21,13 @@ enum Console {
         out(text + "\n")
     }
 
+    /// Writes one line of tab-separated `fields` to standard output (`-o tsv`): each field's control
+    /// characters escaped (tabs and line breaks in a field too), so a field never splits a record.
+    static func record(_ fields: [String]) {
+        let line = fields.map { TerminalText.escaped($0) }.joined(separator: "\t") + "\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+    }
+
     /// Writes `text` and a newline to standard error, control characters escaped (line feeds kept).
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((TerminalText.escaped(text, keepingLineFeeds: true) + "\n").utf8))

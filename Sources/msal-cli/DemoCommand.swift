@@ -64,7 +64,7 @@ enum DemoCommand {
                 DemoTranscript.stepPassed(seconds: Date().timeIntervalSince(stepStarted))
             } catch {
                 // Ctrl-C cancels the task: the library reports -50005 or a CancellationError.
-                if Task.isCancelled { throw Interrupt.Interrupted() }
+                if Task.isCancelled { throw Interrupt.Interrupted(reason: .interrupt) }
                 let reason = error is DemoFailure ? "\(error)" : "unexpected error \(describe(error))"
                 DemoTranscript.stepFailed(reason, seconds: Date().timeIntervalSince(stepStarted))
                 failed.append((index + 1, step.title))

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// What the user sees on standard error while the device code flow polls: on a terminal a spinner
-/// and the seconds left, redrawn in place; otherwise a plain line every 15 seconds.
+/// and the seconds left, redrawn in place; otherwise (a pipe, a file, `TERM=dumb`) a plain line
+/// every 15 seconds.
 final class DeviceCodeProgress: Sendable {
     private struct State {
         var task: Task<Void, Never>?
@@ -15,6 +16,13 @@ final class DeviceCodeProgress: Sendable {
 
     init(animated: Bool) {
         self.animated = animated
+    }
+
+    /// Whether the progress is a redrawn spinner: only on a terminal that can redraw a line
+    /// (standard error is a terminal, and `TERM` is set and not `dumb`).
+    static func animates(standardErrorIsTerminal: Bool, term: String?) -> Bool {
+        guard standardErrorIsTerminal, let term, !term.isEmpty else { return false }
+        return term != "dumb"
     }
 
     /// Starts showing progress until `expiresOn`.

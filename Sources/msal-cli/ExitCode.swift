@@ -22,8 +22,12 @@ enum ExitCode: Int32, CaseIterable {
     /// Throttled: the service answered 429, or the client-side throttling cache refused to repeat a
     /// request that was just throttled (`MSALThrottlingCacheHitKey`). Wait, then retry.
     case throttled = 7
+    /// `--timeout` expired before the command finished: 124, as `timeout(1)` exits.
+    case timedOut = 124
     /// Interrupted with Ctrl-C (SIGINT): 128 + 2, the shell convention.
     case interrupted = 130
+    /// Stopped by SIGTERM (after the same cleanup as Ctrl-C): 128 + 15, the shell convention.
+    case terminated = 143
 
     /// The exit code for an error the library reported.
     init(for error: NSError) {

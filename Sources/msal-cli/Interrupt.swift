@@ -3,42 +3,95 @@ import Foundation
 import MSAL
 import Synchronization
 
-/// Ctrl-C while a command runs: the first SIGINT cancels the command's task (and the browser
-/// sign-in in progress), which then ends with ``Interrupted``; a second one exits at once.
+/// What ends a command early: Ctrl-C (SIGINT), SIGTERM, or `--timeout`. The first one cancels the
+/// command's task (and the browser sign-in in progress), which then ends with ``Interrupted``: the
+/// browser wait or the polling stops and nothing is cached. A second signal exits at once, and so
+/// does a command that has not stopped a few seconds after it was cancelled.
 enum Interrupt {
-    /// The command was interrupted; the tool exits with ``ExitCode/interrupted``.
-    struct Interrupted: Error {}
+    /// Why the command was stopped.
+    enum Reason: Int, Sendable {
+        case interrupt = 1
+        case terminate = 2
+        case timeout = 3
 
-    /// Whether SIGINT arrived.
-    private final class Flag: Sendable {
-        let value = Atomic<Bool>(false)
+        /// The exit code it ends the tool with.
+        var exitCode: ExitCode {
+            switch self {
+            case .interrupt: .interrupted
+            case .terminate: .terminated
+            case .timeout: .timedOut
+            }
+        }
     }
 
-    /// Runs `body` in a task that SIGINT cancels.
-    static func run(_ body: @escaping @Sendable () async throws -> ExitCode) async throws -> ExitCode {
-        let flag = Flag()
+    /// The command was stopped; the tool exits with the reason's exit code.
+    struct Interrupted: Error {
+        let reason: Reason
+    }
+
+    /// How long a cancelled command may take to stop before the tool exits anyway.
+    static let grace: Double = 3
+
+    /// The reason, once one arrived (0 before).
+    private final class State: Sendable {
+        let reason = Atomic<Int>(0)
+
+        /// Records `reason`; `false` when one had already arrived.
+        func arrive(_ reason: Reason) -> Bool {
+            reason.rawValue != 0
+                && self.reason.compareExchange(
+                    expected: 0, desired: reason.rawValue, ordering: .sequentiallyConsistent
+                ).exchanged
+        }
+
+        var current: Reason? { Reason(rawValue: reason.load(ordering: .sequentiallyConsistent)) }
+    }
+
+    /// Runs `body` in a task that SIGINT, SIGTERM and, after `timeout` seconds, the clock cancel.
+    static func run(timeout: Double?, _ body: @escaping @Sendable () async throws -> ExitCode) async throws -> ExitCode
+    {
+        let state = State()
         let task = Task { try await body() }
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            if flag.value.exchange(true, ordering: .sequentiallyConsistent) {
-                exit(ExitCode.interrupted.rawValue)
+        let stop: @Sendable (Reason) -> Void = { reason in
+            guard state.arrive(reason) else {
+                // A second signal: the user insists.
+                if reason != .timeout { exit(state.current?.exitCode.rawValue ?? reason.exitCode.rawValue) }
+                return
             }
-            Console.error("")
+            if reason == .interrupt { Console.error("") }  // past the ^C the terminal echoed
             task.cancel()
             MSALPublicClientApplication.cancelCurrentWebAuthSession()
+            DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+                Console.error("msal: the command did not stop within \(Int(grace)) s of being cancelled")
+                exit(reason.exitCode.rawValue)
+            }
         }
-        source.resume()
+        var sources: [any DispatchSourceProtocol] = []
+        for (number, reason) in [(SIGINT, Reason.interrupt), (SIGTERM, .terminate)] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop(reason) }
+            source.resume()
+            sources.append(source)
+        }
+        if let timeout {
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + timeout)
+            timer.setEventHandler { stop(.timeout) }
+            timer.resume()
+            sources.append(timer)
+        }
         defer {
-            source.cancel()
+            for source in sources { source.cancel() }
             signal(SIGINT, SIG_DFL)
+            signal(SIGTERM, SIG_DFL)
         }
         do {
             let code = try await task.value
-            if flag.value.load(ordering: .sequentiallyConsistent) { throw Interrupted() }
+            if let reason = state.current { throw Interrupted(reason: reason) }
             return code
         } catch {
-            if flag.value.load(ordering: .sequentiallyConsistent) { throw Interrupted() }
+            if let reason = state.current { throw Interrupted(reason: reason) }
             throw error
         }
     }

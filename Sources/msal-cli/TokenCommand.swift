@@ -6,8 +6,9 @@ enum TokenCommand {
     static let command = ToolCommand(
         name: "token", summary: "print an access token for a signed-in account (silent)",
         help: """
-            usage: msal token --scopes "a b" [--account ID_OR_USERNAME] [--force-refresh] [--json]
-                              --client-id ID [--authority URL] [--cache FILE] [--ca-file PEM] [--verbose]
+            usage: msal token (--scopes "a b" | --resource URI) [--account ID_OR_USERNAME] [--force-refresh]
+                              [-o text|json|tsv|none] [--timeout SECONDS]
+                              --client-id ID [--authority URL | --tenant T] [--cache FILE] [--ca-file PEM]
 
             Prints an access token for the account, from the cache or by redeeming its refresh token,
             without any interaction:
@@ -15,25 +16,32 @@ enum TokenCommand {
               curl -H "Authorization: Bearer $(msal token --scopes User.Read)" https://graph.microsoft.com/v1.0/me
 
             On failure the MSAL error goes to standard error and the exit code says what happened
-            (3: sign in again with `msal login`; 4: network; 7: throttled; see Docs/CLI.md).
+            (3: sign in again with `msal login`; 4: network; 7: throttled; 124: --timeout; see
+            Docs/CLI.md).
 
             Options:
-              --scopes "a b"     scopes of the token (spaces or commas); required
+              --scopes "a b"     scopes of the token (spaces or commas); --scope is the same
+              --resource URI     the scope URI/.default (Azure CLI's --resource), e.g.
+                                 https://management.azure.com gives https://management.azure.com/.default
               --account ID_OR_USERNAME
-                                 the account's identifier or user name; may be left out when only
-                                 one account is signed in
+                                 the account's identifier or user name; by default the only account
+                                 signed in, or the default one (`msal accounts --set-default`)
               --force-refresh    skip the cached access token; redeem the refresh token
-              --json             print a JSON object: access_token, token_type, expires_on (Unix time),
-                                 scopes, account {identifier, username, environment}, tenant_id,
-                                 authority, correlation_id
+              -o, --output FORMAT
+                                 text: the token alone (default); json: an object with Azure CLI's
+                                 fields (accessToken, expiresOn, expires_on, tenant, tokenType) and
+                                 access_token, token_type, scopes, account, tenant_id, authority,
+                                 correlation_id; tsv: accessToken, expiresOn, expires_on, tenant,
+                                 tokenType on one line; none: nothing (the exit code tells)
+              --json             the same as -o json
 
             \(ApplicationOptions.help)
             """,
-        specification: ApplicationOptions.specification.adding(
-            .init(valueOptions: ["scopes", "account"], flagOptions: ["force-refresh", "json"])),
+        specification: ApplicationOptions.specification.adding(OutputFormat.specification).adding(
+            .init(valueOptions: ["scopes", "resource", "account"], flagOptions: ["force-refresh"])),
         run: run)
 
-    /// The `--json` output.
+    /// The `-o json` output: Azure CLI's fields (`az account get-access-token`) and ours.
     struct Output: Codable, Equatable {
         struct Account: Codable, Equatable {
             var identifier: String?
@@ -49,6 +57,12 @@ enum TokenCommand {
         var tenantId: String?
         var authority: String
         var correlationId: String
+        /// Azure CLI's `accessToken`, `expiresOn` (local time, `2026-12-02 08:14:20.000000`),
+        /// `expires_on`, `tenant` and `tokenType`.
+        var azureAccessToken: String
+        var azureExpiresOn: String?
+        var azureTenant: String?
+        var azureTokenType: String
 
         enum CodingKeys: String, CodingKey {
             case accessToken = "access_token"
@@ -58,6 +72,10 @@ enum TokenCommand {
             case tenantId = "tenant_id"
             case authority
             case correlationId = "correlation_id"
+            case azureAccessToken = "accessToken"
+            case azureExpiresOn = "expiresOn"
+            case azureTenant = "tenant"
+            case azureTokenType = "tokenType"
         }
 
         init(_ result: MSALResult) {
@@ -71,15 +89,34 @@ enum TokenCommand {
             tenantId = result.tenantProfile.tenantId
             authority = result.authority.url.absoluteString
             correlationId = result.correlationId.uuidString.lowercased()
+            azureAccessToken = accessToken
+            azureExpiresOn = result.expiresOn.map(Self.azureTime)
+            azureTenant = tenantId
+            azureTokenType = tokenType
+        }
+
+        /// Azure CLI's `expiresOn`: local time, `yyyy-MM-dd HH:mm:ss.SSSSSS`.
+        static func azureTime(_ date: Date) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone.current
+            formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+            return formatter.string(from: date) + ".000000"
+        }
+
+        /// The fields of the `-o tsv` line.
+        var tsvFields: [String] {
+            [accessToken, azureExpiresOn ?? "", expiresOn.map(String.init) ?? "", tenantId ?? "", tokenType]
         }
     }
 
     static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
         let options = try ApplicationOptions(arguments, environment: environment)
-        let scopes = ApplicationOptions.scopes(arguments.values["scopes"])
-        guard !scopes.isEmpty else { throw CommandLineArguments.UsageError(description: "--scopes is required") }
+        let format = try OutputFormat(arguments)
+        let scopes = try scopes(arguments)
         let application = try options.makeApplication()
-        let parameters = try silentParameters(application, scopes: scopes, account: arguments.values["account"])
+        let parameters = try silentParameters(
+            application, options: options, scopes: scopes, account: arguments.values["account"])
         parameters.forceRefresh = arguments.flag("force-refresh")
         let result = try await application.acquireTokenSilent(with: parameters)
         // The library refuses an answer without an access token (-42600); this keeps `$(msal
@@ -88,14 +125,37 @@ enum TokenCommand {
             Console.error("msal: the identity provider returned no access token.")
             return .failure
         }
-        Console.line(arguments.flag("json") ? try Console.json(Output(result)) : result.accessToken)
+        switch format {
+        case .text: Console.line(result.accessToken)
+        case .json: Console.line(try Console.json(Output(result)))
+        case .tsv: Console.record(Output(result).tsvFields)
+        case .none: break
+        }
         return .success
     }
 
-    /// Parameters for the named account, or the only one. An unknown name is passed as the login
-    /// hint, so the library reports it (-50002, exit 3) with a correlation id.
+    /// `--scopes`, or `--resource` as its `/.default` scope.
+    static func scopes(_ arguments: CommandLineArguments) throws(CommandLineArguments.UsageError) -> [String] {
+        let scopes = ApplicationOptions.scopes(arguments.values["scopes"])
+        if let resource = arguments.values["resource"] {
+            guard scopes.isEmpty else {
+                throw CommandLineArguments.UsageError(description: "give --scopes or --resource, not both")
+            }
+            guard !resource.isEmpty, !resource.contains(where: \.isWhitespace) else {
+                throw CommandLineArguments.UsageError(description: "--resource '\(resource)' is not a resource URI")
+            }
+            return [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        }
+        guard !scopes.isEmpty else {
+            throw CommandLineArguments.UsageError(description: "--scopes (or --resource) is required")
+        }
+        return scopes
+    }
+
+    /// Parameters for the named account, else the only or default one. An unknown name is passed
+    /// as the login hint, so the library reports it (-50002, exit 3) with a correlation id.
     private static func silentParameters(
-        _ application: MSALPublicClientApplication, scopes: [String], account name: String?
+        _ application: MSALPublicClientApplication, options: ApplicationOptions, scopes: [String], account name: String?
     ) throws -> MSALSilentTokenParameters {
         if let name {
             if let account = try ApplicationOptions.account(name, in: application) {
@@ -103,17 +163,6 @@ enum TokenCommand {
             }
             return MSALSilentTokenParameters(scopes: scopes, loginHint: name)
         }
-        let accounts = try application.allAccounts()
-        guard let only = accounts.first else {
-            throw CommandFailure(
-                message: "no account is signed in for this client id and cache; run `msal login` first",
-                code: .interactionRequired)
-        }
-        guard accounts.count == 1 else {
-            let names = accounts.map { $0.username ?? $0.identifier ?? "?" }.joined(separator: ", ")
-            throw CommandLineArguments.UsageError(
-                description: "several accounts are signed in (\(names)); choose one with --account")
-        }
-        return MSALSilentTokenParameters(scopes: scopes, account: only)
+        return MSALSilentTokenParameters(scopes: scopes, account: try options.unnamedAccount(in: application))
     }
 }

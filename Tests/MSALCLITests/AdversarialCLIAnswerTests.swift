@@ -20,7 +20,8 @@ final class AdversarialCLIAnswerTests: XCTestCase {
             environment.emulator.inject(.rewriteFields(["expires_in": value]), at: .deviceCode)
             let result = try environment.run(["login", "--device-code", "--scopes", "User.Read"])
             XCTAssertEqual(result.status, 1, "\(value): \(result.errorOutput)")
-            XCTAssertFalse(result.output.contains("enter the code"), "\(value): the codes are never shown")
+            XCTAssertFalse(
+                (result.output + result.errorOutput).contains("enter the code"), "\(value): the codes are never shown")
             XCTAssertTrue(result.errorOutput.contains("expires_in"), "\(value): \(result.errorOutput)")
             XCTAssertEqual(environment.emulator.tokenRequestCount(grantType: .deviceCode), 0, "\(value): no poll")
         }
@@ -28,7 +29,8 @@ final class AdversarialCLIAnswerTests: XCTestCase {
 
     func testTokenNeverPrintsAnEmptyTokenWithExitZero() throws {
         let login = try environment.start(["login", "--device-code", "--scopes", "User.Read"])
-        let userCode = try XCTUnwrap(try login.waitForOutput("enter the code ([A-Z0-9]+)"), login.currentOutput)
+        let userCode = try XCTUnwrap(
+            try login.waitForOutput("enter the code ([A-Z0-9]+)", inErrorOutput: true), login.currentErrorOutput)
         try environment.emulator.approveDeviceCode(userCode: userCode, as: EmulatorUser.bob.username)
         XCTAssertEqual(login.finish().status, 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))

@@ -32,14 +32,16 @@ final class AdversarialTerminalTests: XCTestCase {
             .rewriteFields(["message": EmulatorFault.jsonString("To sign in, \(Self.hostile) enter the code X1")]),
             at: .deviceCode)
         let login = try environment.start(["login", "--device-code", "--scopes", "User.Read"])
-        XCTAssertNotNil(try login.waitForOutput("enter the code X1"), login.currentOutput)
+        XCTAssertNotNil(try login.waitForOutput("enter the code X1", inErrorOutput: true), login.currentErrorOutput)
         login.send(SIGINT)
         let result = login.finish(timeout: 10)
         assertNoControl(result.output, "standard output")
         assertNoControl(result.errorOutput, "standard error")
         XCTAssertTrue(
-            result.output.contains("To sign in, \\u{1B}[2J\\u{1B}]0;owned\\u{7}\\u{9B}31m\\u{202E}evil"), result.output)
-        XCTAssertTrue(result.output.contains("evil\n[msal] forged"), "line feeds are kept: \(result.output)")
+            result.errorOutput.contains("To sign in, \\u{1B}[2J\\u{1B}]0;owned\\u{7}\\u{9B}31m\\u{202E}evil"),
+            result.errorOutput)
+        XCTAssertTrue(result.errorOutput.contains("evil\n[msal] forged"), "line feeds are kept: \(result.errorOutput)")
+        XCTAssertEqual(result.output, "", "the device code message is no result: standard error only")
     }
 
     func testErrorDescriptionAndSuberrorAreEscaped() throws {

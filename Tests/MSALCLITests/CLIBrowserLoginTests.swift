@@ -47,5 +47,10 @@ final class CLIBrowserLoginTests: XCTestCase {
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.errorOutput.contains("Cannot open the system browser"), result.errorOutput)
         XCTAssertTrue(result.errorOutput.contains("code: -50000 (internal)"), result.errorOutput)
+        XCTAssertTrue(
+            result.errorOutput.contains(
+                "no browser could be started; sign in from any device with `msal login --device-code`"),
+            result.errorOutput)
+        XCTAssertEqual(result.output, "")
     }
 }

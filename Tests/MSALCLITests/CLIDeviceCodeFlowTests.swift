@@ -18,7 +18,8 @@ final class CLIDeviceCodeFlowTests: XCTestCase {
     /// Signs Bob in with the device code flow, approving the code printed on standard output.
     private func deviceCodeLogin() throws {
         let login = try environment.start(["login", "--device-code", "--scopes", "User.Read"])
-        let userCode = try XCTUnwrap(try login.waitForOutput("enter the code ([A-Z0-9]+)"), login.currentOutput)
+        let userCode = try XCTUnwrap(
+            try login.waitForOutput("enter the code ([A-Z0-9]+)", inErrorOutput: true), login.currentErrorOutput)
         try environment.emulator.approveDeviceCode(userCode: userCode, as: EmulatorUser.bob.username)
         let result = login.finish()
         XCTAssertEqual(result.status, 0, result.errorOutput)
@@ -115,7 +116,8 @@ final class CLIDeviceCodeFlowTests: XCTestCase {
 
     func testControlCCancelsTheDeviceCodeLogin() throws {
         let login = try environment.start(["login", "--device-code"])
-        XCTAssertNotNil(try login.waitForOutput("enter the code ([A-Z0-9]+)"), login.currentOutput)
+        XCTAssertNotNil(
+            try login.waitForOutput("enter the code ([A-Z0-9]+)", inErrorOutput: true), login.currentErrorOutput)
         login.send(SIGINT)
         let result = login.finish(timeout: 10)
         XCTAssertEqual(result.status, 130, result.errorOutput)

@@ -73,13 +73,21 @@ final class CLIProcess: @unchecked Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    /// Waits until standard output matches `pattern` (a regular expression) and returns its first
-    /// capture group (or the whole match); `nil` after `timeout` seconds or when the process ended.
-    func waitForOutput(_ pattern: String, timeout: TimeInterval = 10) throws -> String? {
+    /// Standard error so far.
+    var currentErrorOutput: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: errorOutput, as: UTF8.self)
+    }
+
+    /// Waits until standard output (or standard error) matches `pattern` (a regular expression) and
+    /// returns its first capture group (or the whole match); `nil` after `timeout` seconds or when
+    /// the process ended.
+    func waitForOutput(_ pattern: String, timeout: TimeInterval = 10, inErrorOutput: Bool = false) throws -> String? {
         let regex = try NSRegularExpression(pattern: pattern)
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let text = currentOutput
+            let text = inErrorOutput ? currentErrorOutput : currentOutput
             if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
                 let range = match.numberOfRanges > 1 ? match.range(at: 1) : match.range
                 return Range(range, in: text).map { String(text[$0]) }

@@ -11,9 +11,10 @@ final class CLITestEnvironment {
 
     static let signingKey: EmulatorSigningKey? = try? EmulatorSigningKey()
 
-    init() throws {
+    init(configure: (inout EntraEmulator.Configuration) -> Void = { _ in }) throws {
         var configuration = EntraEmulator.Configuration(signingKey: Self.signingKey)
         configuration.deviceCodeInterval = 1
+        configure(&configuration)
         emulator = try EntraEmulator(configuration: configuration)
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "msal-cli-tests-\(UUID().uuidString)", isDirectory: true)
@@ -47,8 +48,57 @@ final class CLITestEnvironment {
     }
 
     /// Starts `msal arguments --cache <file>` without waiting for it.
-    func start(_ arguments: [String]) throws -> CLIProcess {
-        try CLIProcess(arguments + ["--cache", cacheFile], environment: environment)
+    func start(_ arguments: [String], extra: [String: String] = [:]) throws -> CLIProcess {
+        try CLIProcess(arguments + ["--cache", cacheFile], environment: environment.merging(extra) { $1 })
+    }
+
+    /// `msal login --device-code arguments`, approving the code (read on standard error) as
+    /// `username`; returns what the login did.
+    func deviceCodeLogin(
+        as username: String, _ arguments: [String] = [], extra: [String: String] = [:],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> CLIProcess.Result {
+        let login = try start(["login", "--device-code", "--scopes", "User.Read"] + arguments, extra: extra)
+        guard let userCode = try login.waitForOutput("enter the code ([A-Z0-9]+)", inErrorOutput: true) else {
+            return login.finish(file: file, line: line)
+        }
+        try emulator.approveDeviceCode(userCode: userCode, as: username)
+        return login.finish(file: file, line: line)
+    }
+
+    /// Runs `command` (a shell command line) under `script(1)`, which gives it a terminal as
+    /// standard input, output and error; returns the exit status and everything the terminal showed.
+    func runInTerminal(_ command: String, extra: [String: String] = [:], timeout: TimeInterval = 30) throws -> (
+        status: Int32, output: String
+    ) {
+        let script = "/usr/bin/script"
+        guard FileManager.default.isExecutableFile(atPath: script) else { throw XCTSkip("script is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: script)
+        process.arguments = ["-qec", command, "/dev/null"]
+        process.environment = CLIProcess.environment(environment.merging(extra) { $1 })
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        let box = DataBox()
+        let reader = Thread { box.data = pipe.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        if process.isRunning {
+            process.terminate()
+            XCTFail("\(command) still running after \(timeout) s")
+        }
+        process.waitUntilExit()
+        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        return (process.terminationStatus, String(decoding: box.data, as: UTF8.self))
+    }
+
+    /// What the reader thread read; read by the test only after the thread finished.
+    private final class DataBox: @unchecked Sendable {
+        var data = Data()
     }
 
     /// A `$BROWSER` script that plays the user's browser: fetches the sign-in URL with curl
