@@ -1,6 +1,7 @@
 import Foundation
-import MSAL
 import MSALTestSupport
+
+@_spi(Testing) import MSAL
 
 /// What the demo's steps share: the emulator (in this process), the application wired to it, the
 /// scripted browser, and the accounts signed in so far.
@@ -36,14 +37,25 @@ final class DemoSession {
         config.certificateAuthorityFile = caFile
         config.cacheConfig.inMemoryOnly = true
         config.connectTo = emulator.connectTo
+        Self.shareClock(of: emulator, with: config)
         application = try MSALPublicClientApplication(configuration: config)
         let b2cConfig = MSALPublicClientApplicationConfig(clientId: clientId, redirectUri: nil, authority: b2cAuthority)
         b2cConfig.certificateAuthorityFile = caFile
         b2cConfig.cacheConfig.inMemoryOnly = true
         b2cConfig.knownAuthorities = [b2cAuthority]
         b2cConfig.connectTo = emulator.connectTo
+        Self.shareClock(of: emulator, with: b2cConfig)
         b2cApplication = try MSALPublicClientApplication(configuration: b2cConfig)
         browser = ScriptedBrowser(caFile: caFile, connectTo: emulator.connectTo)
+    }
+
+    /// The applications tell time by the emulator's clock (as tests made with
+    /// `EntraEmulator.applicationConfiguration` do), so the refresh step moves that clock instead
+    /// of waiting; device-code polling still waits on the real clock.
+    private static func shareClock(of emulator: EntraEmulator, with config: MSALPublicClientApplicationConfig) {
+        config.useClock(
+            now: { [weak emulator] in emulator?.now ?? Date() },
+            sleep: { seconds in try await Task.sleep(for: .milliseconds(Int((seconds * 1000).rounded()))) })
     }
 
     /// Interactive parameters that sign in through the scripted browser.

@@ -43,15 +43,15 @@ extension DemoStep {
     ) { session in
         let alice = try session.aliceAccount()
         guard let expiresOn = session.firstResult?.expiresOn else { throw DemoFailure("step 1 gave no expiry") }
-        // The public API has no clock to move; the emulator issued a short-lived token instead. MSAL
-        // compares whole seconds: the token is expired once `expires_on < now + 300`.
+        // The application tells time by the emulator's clock (DemoSession): moving it is how the
+        // token ages. MSAL compares whole seconds: the token is expired once `expires_on < now + 300`.
         let expiredFrom = expiresOn.addingTimeInterval(-299)
-        let wait = max(0, expiredFrom.timeIntervalSinceNow + 0.1)
+        let wait = max(0, expiredFrom.timeIntervalSince(session.emulator.now) + 0.1)
         session.note(
             "the emulator issued access tokens living \(DemoSession.shortAccessTokenLifetime) s, and MSAL treats a "
-                + "token as expired when less than 300 s are left (tokenExpirationBuffer): waiting "
-                + "\(DemoTranscript.format(wait)) on the real clock")
-        try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+                + "token as expired when less than 300 s are left (tokenExpirationBuffer): moving the clock the "
+                + "app and the emulator share \(DemoTranscript.format(wait)) forward")
+        session.emulator.advanceClock(by: wait)
         session.emulator.lifetimes = EmulatorTokenLifetimes()
         let refreshesBefore = session.emulator.tokenRequestCount(grantType: .refreshToken)
         let result = try await session.silent(["User.Read"], alice)

@@ -79,13 +79,13 @@ enum EmulatorCommand {
         Console.line(emulator.summary)
         Console.line(details(emulator, client: client, variables: variables))
         let approver = arguments.flag("approve-device-codes") ? approveDeviceCodes(emulator) : nil
-        Console.line("Press Ctrl-C to stop.")
+        Console.error("Press Ctrl-C to stop.")
         await signals.wait()
         approver?.cancel()
         await approver?.value  // it holds the emulator: release it here, before the process exits
         emulator.stop()
         if let envFile { try? FileManager.default.removeItem(atPath: envFile) }
-        Console.line("Emulator stopped.")
+        Console.error("Emulator stopped.")
         return .success
     }
 
@@ -184,7 +184,7 @@ enum EmulatorCommand {
                     if let user = emulator.defaultUsername,
                         (try? emulator.approveDeviceCode(userCode: code, as: user)) != nil
                     {
-                        Console.line("Approved device code \(code) as \(user).")
+                        Console.error("Approved device code \(code) as \(user).")
                     }
                 }
             }

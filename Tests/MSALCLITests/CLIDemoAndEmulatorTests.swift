@@ -36,7 +36,7 @@ final class CLIDemoAndEmulatorTests: XCTestCase {
     func testEmulatorPrintsTheEnvironmentAndStopsOnSIGTERM() throws {
         let emulator = try CLIProcess(["emulator", "--port", "0"], environment: ["TMPDIR": directory.path])
         let caFile = try XCTUnwrap(try emulator.waitForOutput("export MSAL_CA_FILE='([^']+)'"), emulator.currentOutput)
-        XCTAssertNotNil(try emulator.waitForOutput("Press Ctrl-C to stop"))
+        XCTAssertNotNil(try emulator.waitForOutput("Press Ctrl-C to stop", inErrorOutput: true), "a message: stderr")
         let output = emulator.currentOutput
         XCTAssertTrue(output.contains("export MSAL_CLIENT_ID='0b7f3c2e-4a1d-4e6b-9c8f-5d2a7e1b3c9f'"), output)
         XCTAssertTrue(output.contains("export MSAL_CONNECT_TO='login.microsoftonline.com:443:127.0.0.1:"), output)
@@ -45,7 +45,8 @@ final class CLIDemoAndEmulatorTests: XCTestCase {
         emulator.send(SIGTERM)
         let result = emulator.finish(timeout: 10)
         XCTAssertEqual(result.status, 0, result.errorOutput)
-        XCTAssertTrue(result.output.hasSuffix("Emulator stopped.\n"), result.output)
+        XCTAssertTrue(result.errorOutput.hasSuffix("Emulator stopped.\n"), result.errorOutput)
+        XCTAssertFalse(result.output.contains("Press Ctrl-C") || result.output.contains("stopped"), result.output)
         XCTAssertEqual(try leftovers(), [], "the CA file and its folder are removed")
     }
 }
