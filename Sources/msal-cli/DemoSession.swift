@@ -1,7 +1,6 @@
 import Foundation
-import MSALTestSupport
-
 @_spi(Testing) import MSAL
+import MSALTestSupport
 
 /// What the demo's steps share: the emulator (in this process), the application wired to it, the
 /// scripted browser, and the accounts signed in so far.
