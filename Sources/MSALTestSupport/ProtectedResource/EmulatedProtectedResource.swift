@@ -19,11 +19,16 @@ internal import MSALNative
 /// // GET resource.meURL with "Authorization: Bearer <token>"; trust emulator.certificateAuthority.
 /// ```
 ///
+/// ``mcp(emulator:authorizationServer:requiredScope:)`` makes an MCP-style resource instead: its
+/// identifier is its own URL (`https://127.0.0.1:<port>/mcp`), it publishes OAuth 2.0 Protected
+/// Resource Metadata (RFC 9728) naming its authorization server, and its challenges carry
+/// `resource_metadata`.
+///
 /// Its certificate comes from the emulator's certificate authority, so an app that trusts the
 /// emulator trusts it too.
 public final class EmulatedProtectedResource: Sendable {
     /// The resource identifier tokens must be issued for (their `aud`).
-    public let audience: String
+    public var audience: String { state.withLock { $0.audience } }
     /// The scope name a token must carry in `scp` (`nil` accepts any).
     public let requiredScope: String?
     /// The authority named in challenges (`authorization_uri`, without `/oauth2/authorize`).
@@ -33,12 +38,15 @@ public final class EmulatedProtectedResource: Sendable {
     private let state: Locked<State>
 
     private struct State {
+        var audience: String
+        /// For an MCP-style resource: the path it serves and the authorization server it names.
+        var mcp: (path: String, authorizationServer: String)?
         var issuedAtOrAfter: Date?
         var accepted = 0
         var challenged = 0
     }
 
-    /// Starts the API.
+    /// Starts the Graph-like API.
     ///
     /// - Parameters:
     ///   - emulator: the emulator whose tokens are accepted (its signing key and clock).
@@ -46,9 +54,37 @@ public final class EmulatedProtectedResource: Sendable {
     ///   - requiredScope: the scope a token must carry; default `User.Read`.
     ///   - authority: the authority challenges name; default `https://login.microsoftonline.com/common`.
     /// - Throws: ``TestSupportError`` when the server cannot start.
-    public init(
+    public convenience init(
         emulator: EntraEmulator, audience: String = "https://graph.microsoft.com", requiredScope: String? = "User.Read",
         authority: URL = URL(string: "https://login.microsoftonline.com/common")!
+    ) throws {
+        try self.init(
+            emulator: emulator, audience: audience, requiredScope: requiredScope, authority: authority, mcp: nil)
+    }
+
+    /// Starts an MCP-style resource at `/mcp`, whose identifier is `https://127.0.0.1:<port>/mcp`
+    /// (see ``audience``) and whose RFC 9728 metadata, at
+    /// `/.well-known/oauth-protected-resource/mcp`, names `authorizationServer`.
+    ///
+    /// Register the resource with the app's client in the emulator (``EmulatorClient/permissions``
+    /// keyed by ``audience``) so that `<audience>/.default` is granted.
+    ///
+    /// - Parameters:
+    ///   - authorizationServer: the issuer to publish, such as
+    ///     `https://login.microsoftonline.com/<tenant>/v2.0`.
+    ///   - requiredScope: the scope a token must carry; `nil` accepts any.
+    public static func mcp(
+        emulator: EntraEmulator, authorizationServer: URL, requiredScope: String? = nil
+    ) throws -> EmulatedProtectedResource {
+        try EmulatedProtectedResource(
+            emulator: emulator, audience: "", requiredScope: requiredScope,
+            authority: URL(string: "https://login.microsoftonline.com/common")!,
+            mcp: ("/mcp", authorizationServer.absoluteString))
+    }
+
+    private init(
+        emulator: EntraEmulator, audience: String, requiredScope: String?, authority: URL,
+        mcp: (path: String, authorizationServer: String)?
     ) throws {
         let jwk = emulator.signingKeyJWK
         let key: JSONWebKey
@@ -57,22 +93,31 @@ public final class EmulatedProtectedResource: Sendable {
         } catch {
             throw TestSupportError("cannot read the emulator's signing key: \(error)")
         }
-        let state = Locked(State())
-        let validator = BearerTokenValidator(
-            key: key, keyID: jwk["kid"], audience: audience, requiredScope: requiredScope)
-        let challenge = ChallengeWriter(authority: authority, audience: audience, requiredScope: requiredScope)
-        self.audience = audience
+        let state = Locked(State(audience: audience, mcp: mcp))
+        let keyID = jwk["kid"]
         self.requiredScope = requiredScope
         self.authority = authority
         self.state = state
         server = try LoopbackHTTPSServer(certificateAuthority: emulator.certificateAuthority) { request in
-            guard request.method == "GET", request.path == "/v1.0/me" else {
+            let (audience, mcp, required) = state.withLock { ($0.audience, $0.mcp, $0.issuedAtOrAfter) }
+            let metadataPath = mcp.map { "/.well-known/oauth-protected-resource" + $0.path }
+            if request.method == "GET", let mcp, request.path == metadataPath {
+                return .respond(
+                    .json([
+                        "resource": audience, "authorization_servers": [mcp.authorizationServer],
+                        "scopes_supported": requiredScope.map { ["\(audience)/\($0)"] } ?? [],
+                        "bearer_methods_supported": ["header"],
+                    ]))
+            }
+            let served = mcp.map { request.path == $0.path } ?? (request.method == "GET" && request.path == "/v1.0/me")
+            guard served else {
                 return .respond(.json(status: 404, ["error": ["code": "Request_ResourceNotFound"]]))
             }
-            let required = state.withLock { $0.issuedAtOrAfter }
-            let verdict = validator.check(
+            let validator = BearerTokenValidator(
+                key: key, keyID: keyID, audience: audience, requiredScope: requiredScope)
+            switch validator.check(
                 authorization: request.header("Authorization"), now: emulator.now, issuedAtOrAfter: required)
-            switch verdict {
+            {
             case .accepted(let claims):
                 state.withLock { $0.accepted += 1 }
                 return .respond(
@@ -82,8 +127,16 @@ public final class EmulatedProtectedResource: Sendable {
                     ]))
             case .refused(let refusal):
                 state.withLock { $0.challenged += 1 }
-                return .respond(challenge.response(for: refusal, issuedAtOrAfter: required))
+                let writer = ChallengeWriter(
+                    authority: mcp == nil ? authority : nil, audience: audience, requiredScope: requiredScope,
+                    resourceMetadata: mcp.flatMap { mcp in
+                        metadataPath.map { String(audience.dropLast(mcp.path.count)) + $0 }
+                    })
+                return .respond(writer.response(for: refusal, issuedAtOrAfter: required))
             }
+        }
+        if let mcp {
+            state.withLock { $0.audience = server.baseURL.absoluteString + mcp.path }
         }
     }
 
@@ -94,8 +147,14 @@ public final class EmulatedProtectedResource: Sendable {
     /// `https://127.0.0.1:<port>`.
     public var baseURL: URL { server.baseURL }
 
-    /// `<baseURL>/v1.0/me`.
+    /// `<baseURL>/v1.0/me` (the Graph-like API's one route).
     public var meURL: URL { server.baseURL.appendingPathComponent("v1.0/me") }
+
+    /// For an MCP-style resource, its URL (the same as ``audience``); else ``meURL``.
+    public var resourceURL: URL {
+        let mcpPath = state.withLock { $0.mcp?.path }
+        return mcpPath.map { server.baseURL.appendingPathComponent(String($0.dropFirst())) } ?? meURL
+    }
 
     /// Requests answered `200` so far.
     public var acceptedRequests: Int { state.withLock { $0.accepted } }
@@ -180,14 +239,19 @@ struct BearerTokenValidator: Sendable {
 
 /// The answers Microsoft Entra protected APIs give to refused tokens.
 struct ChallengeWriter: Sendable {
-    let authority: URL
+    /// The Entra authority to name (`authorization_uri`), or `nil`.
+    let authority: URL?
     let audience: String
     let requiredScope: String?
+    /// The RFC 9728 metadata URL to name (`resource_metadata`), or `nil`.
+    var resourceMetadata: String?
 
     func response(for refusal: BearerTokenRefusal, issuedAtOrAfter: Date?) -> HTTPServerResponse {
-        var parameters = [
-            ("realm", ""), ("authorization_uri", authority.absoluteString + "/oauth2/authorize"),
-        ]
+        var parameters: [(String, String)] = []
+        if let authority {
+            parameters += [("realm", ""), ("authorization_uri", authority.absoluteString + "/oauth2/authorize")]
+        }
+        if let resourceMetadata { parameters.append(("resource_metadata", resourceMetadata)) }
         let status: Int
         let message: String
         switch refusal {

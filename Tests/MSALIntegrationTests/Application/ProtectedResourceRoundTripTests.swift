@@ -113,4 +113,49 @@ final class ProtectedResourceRoundTripTests: XCTestCase {
             HTTPRequest(url: strict.meURL, headers: [(name: "Authorization", value: "Bearer \(token.accessToken)")]))
         XCTAssertEqual(again.statusCode, 200)
     }
+
+    /// An MCP-style resource (RFC 9728): 401 naming its metadata, the metadata naming an Entra
+    /// tenant, a token for `<resource>/.default` from that tenant, and the call succeeds.
+    func testAnMCPStyleResourceThroughItsProtectedResourceMetadata() async throws {
+        let tenant = EmulatorTenant.contoso.id
+        let mcp = try EmulatedProtectedResource.mcp(
+            emulator: emulator,
+            authorizationServer: try XCTUnwrap(URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0")),
+            requiredScope: "mcp.tools")
+        defer { mcp.stop() }
+        var client = EmulatorClient.sample
+        client.permissions[mcp.audience] = ["mcp.tools"]
+        emulator.add(client: client)
+        let first = try await app.signIn()
+
+        let refused = try await self.client.send(HTTPRequest(url: mcp.resourceURL))
+        XCTAssertEqual(refused.statusCode, 401)
+        let challenge = try MSALWWWAuthenticateParameters(
+            headerValues: [try XCTUnwrap(refused.headers["WWW-Authenticate"])])
+        XCTAssertEqual(
+            challenge.resourceMetadataURL?.absoluteString,
+            mcp.baseURL.absoluteString + "/.well-known/oauth-protected-resource/mcp")
+        XCTAssertNil(challenge.authority, "an MCP-style resource names its metadata, not an authority")
+
+        let metadata = try await app.application.protectedResourceMetadata(
+            forResource: mcp.resourceURL, challenge: challenge)
+        XCTAssertTrue(metadata.isMicrosoftEntra)
+        XCTAssertEqual(metadata.scopes, [mcp.audience + "/.default"])
+        XCTAssertEqual(metadata.authority.url.absoluteString, "https://login.microsoftonline.com/\(tenant)")
+
+        let parameters = MSALSilentTokenParameters(scopes: metadata.scopes, account: first.account)
+        parameters.authority = metadata.authority
+        let token = try await app.application.acquireTokenSilent(with: parameters)
+        let sent = try XCTUnwrap(emulator.recentRequests(to: .token).last)
+        XCTAssertTrue(sent.path.hasPrefix("/\(tenant)/"), sent.path)
+        XCTAssertNil(sent.formItems.first { $0.name == "resource" }, "Entra gets no RFC 8707 resource")
+        let answer = try await self.client.send(
+            HTTPRequest(url: mcp.resourceURL, headers: [(name: "Authorization", value: "Bearer \(token.accessToken)")]))
+        XCTAssertEqual(answer.statusCode, 200)
+        XCTAssertEqual(mcp.acceptedRequests, 1)
+
+        // The Graph-like resource refuses this token: it is for another audience.
+        let graph = try await callMe(token.accessToken)
+        XCTAssertEqual(graph.statusCode, 401)
+    }
 }
