@@ -9,10 +9,9 @@ import MSALNative
 ///
 /// ```swift
 /// let metadata = try await application.protectedResourceMetadata(forResource: URL(string: "https://mcp.example.com/mcp")!)
-/// if metadata.isMicrosoftEntra {
-///     let parameters = MSALSilentTokenParameters(scopes: metadata.scopes, account: account)
-///     parameters.authority = metadata.authority
-/// }
+/// let parameters = MSALSilentTokenParameters(scopes: metadata.scopes, account: account)
+/// parameters.authority = metadata.authority          // for an app configured with that kind
+/// parameters.resourceIndicator = metadata.resourceIndicator  // nil for Microsoft Entra ID
 /// ```
 public final class MSALProtectedResourceMetadata: Sendable {
     /// The resource identifier (the document's `resource`, identical to the one asked for).
@@ -34,7 +33,7 @@ public final class MSALProtectedResourceMetadata: Sendable {
     public let scopes: [String]
     /// The RFC 8707 resource indicator to send as `resource` on the authorization and token
     /// requests of a server other than Microsoft Entra ID; `nil` for Entra, whose v2.0 endpoints
-    /// refuse it. The library does not add it to its requests by itself.
+    /// refuse it. Set it as ``MSALTokenParameters/resourceIndicator`` of the token requests.
     public let resourceIndicator: String?
 
     init(metadata: ProtectedResourceMetadata, plan: ResourceAccessPlan) {

@@ -63,7 +63,8 @@ extension MSALPublicClientApplication {
             scopes: plan.scopes, account: values.account, loginHint: parameters.loginHint,
             authority: plan.authority.map(MSALAuthority.wrap) ?? values.authority, claims: claims,
             correlationId: correlationId, extraQueryParameters: values.extraQueryParameters,
-            forceRefresh: parameters.forceRefresh || (plan.skipCachedToken && claims == nil))
+            forceRefresh: parameters.forceRefresh || (plan.skipCachedToken && claims == nil),
+            resource: values.resourceIndicator)
         do {
             return try await SilentFlow(context: context).run(request)
         } catch {
