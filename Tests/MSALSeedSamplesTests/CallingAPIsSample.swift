@@ -47,4 +47,13 @@ enum CallingAPIsSample {
         _ = (metadata.authority, metadata.scopes, metadata.isMicrosoftEntra, metadata.resourceIndicator)
         return metadata
     }
+
+    static func resourceToken(
+        application: MSALPublicClientApplication, metadata: MSALProtectedResourceMetadata, account: MSALAccount
+    ) async throws -> MSALResult {
+        let parameters = MSALSilentTokenParameters(scopes: metadata.scopes, account: account)
+        parameters.resourceIndicator = metadata.resourceIndicator
+        let result = try await application.acquireTokenSilent(with: parameters)
+        return result
+    }
 }
