@@ -70,9 +70,12 @@ public final class EmulatedProtectedResource: Sendable {
     /// keyed by ``audience``) so that `<audience>/.default` is granted.
     ///
     /// - Parameters:
+    ///   - emulator: the emulator whose tokens are accepted (its signing key and clock).
     ///   - authorizationServer: the issuer to publish, such as
     ///     `https://login.microsoftonline.com/<tenant>/v2.0`.
     ///   - requiredScope: the scope a token must carry; `nil` accepts any.
+    /// - Returns: the running resource.
+    /// - Throws: ``TestSupportError`` when the server cannot start.
     public static func mcp(
         emulator: EntraEmulator, authorizationServer: URL, requiredScope: String? = nil
     ) throws -> EmulatedProtectedResource {
