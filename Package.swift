@@ -121,7 +121,7 @@ let package = Package(
 // they have no `main` (libFuzzer's comes with `--sanitize=fuzzer`), so a plain `swift build`
 // could not link them.
 if Context.environment["MSAL_FUZZ"] == "1" {
-    for name in ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON"] {
+    for name in ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON", "Challenge"] {
         package.targets.append(
             .executableTarget(
                 name: "Fuzz\(name)",

@@ -62,3 +62,9 @@ public let MSALHomeAccountIdKey = "MSALHomeAccountIdKey"
 /// `1` (an `NSNumber`) when the error was answered from the client-side throttling cache without a
 /// network request; wait before sending the same request again.
 public let MSALThrottlingCacheHitKey = "MSALThrottlingCacheHitKey"
+
+/// On a -50002 error from
+/// ``MSALPublicClientApplication/acquireToken(forChallenge:with:)``: the claims JSON of the
+/// resource's challenge (a `String`), to pass to the interactive call through
+/// ``MSALClaimsRequest/init(jsonString:)``. Absent when the challenge had no claims. Ours.
+public let MSALClaimsChallengeKey = "MSALClaimsChallengeKey"

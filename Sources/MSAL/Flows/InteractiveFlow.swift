@@ -18,6 +18,8 @@ struct InteractiveFlow {
         var correlationId: UUID
         var extraQueryParameters: [String: String]?
         var webview: WebviewSettings
+        /// The RFC 8707 resource indicator to send, or `nil`.
+        var resource: String? = nil
     }
 
     func run(_ request: Request) async throws -> MSALResult {
@@ -29,6 +31,7 @@ struct InteractiveFlow {
         let resolved = try await context.resolver.resolve(
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
+        try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
 
         let web = try WebAuthentication(
             settings: request.webview, configuredRedirectURI: context.redirectUri, correlationId: correlationId)
@@ -47,6 +50,7 @@ struct InteractiveFlow {
         authorize.loginHint = request.account?.username ?? request.loginHint
         authorize.promptType = try promptType(request)
         authorize.claims = claims
+        authorize.resource = request.resource
         authorize.sendClientInfo = authority.supportsClientInfo
         authorize.accountObjectId = request.account?.homeAccountId?.objectId
         authorize.accountTenantId = request.account?.homeAccountId?.tenantId
@@ -72,7 +76,7 @@ struct InteractiveFlow {
             common: .init(
                 clientId: context.clientId, scope: ScopeRules.tokenRequestScopes(scopes).scopeString,
                 requestClientInfo: authority.supportsClientInfo, claims: claims,
-                extraQueryParameters: request.extraQueryParameters))
+                extraQueryParameters: request.extraQueryParameters, resource: request.resource))
         let tokens: TokenResponse
         do {
             tokens = try await context.tokenClient.redeem(tokenRequest, correlationId: correlationId)

@@ -16,6 +16,8 @@ struct SilentFlow {
         var correlationId: UUID
         var extraQueryParameters: [String: String]?
         var forceRefresh: Bool
+        /// The RFC 8707 resource indicator to send, or `nil`.
+        var resource: String? = nil
     }
 
     func run(_ request: Request) async throws -> MSALResult {
@@ -33,11 +35,14 @@ struct SilentFlow {
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: account.homeAccountId?.tenantId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
+        try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
+        // A token for a resource indicator is not told apart from others of the same scopes in
+        // the cache: it is always asked for anew.
+        let skipCache = request.forceRefresh || request.claims != nil || request.resource != nil
         let lookup = try cachedToken(
-            homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes,
-            skipCache: request.forceRefresh || request.claims != nil)
+            homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes, skipCache: skipCache)
         let decision = SilentTokenDecision.decide(
-            status: lookup.status, skipCache: request.forceRefresh || request.claims != nil,
+            status: lookup.status, skipCache: skipCache,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
         if case .returnCached = decision, let hit = lookup.hit {
             Log.info("Returning a cached access token", correlationId: correlationId)
@@ -46,9 +51,10 @@ struct SilentFlow {
         guard case .refresh(let fallback) = decision else {
             return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
         }
+        // A cached token may be for another resource: no fallback to it with a resource indicator.
         return try await refresh(
             request, homeAccountId, account, resolved, realm, scopes, claims,
-            lookup.token.map { (token: $0, fallback: fallback) })
+            request.resource != nil ? nil : lookup.token.map { (token: $0, fallback: fallback) })
     }
 
     // MARK: Account and cache
@@ -160,7 +166,7 @@ struct SilentFlow {
     ) async throws -> MSALResult {
         let key = [
             homeAccountId, resolved.networkAuthority.urlString, realm, scopes.scopeString.lowercased(), claims ?? "",
-            request.forceRefresh ? "force" : "",
+            request.forceRefresh ? "force" : "", request.resource ?? "",
         ].joined(separator: "\u{1F}")
         let correlationId = request.correlationId
         let context = context
@@ -203,7 +209,7 @@ struct SilentFlow {
         let environments = resolved.cacheLookupEnvironments
         // Another caller (or a process sharing the cache file) may have refreshed meanwhile: a
         // token that is now good is returned without a request.
-        if !request.forceRefresh, request.claims == nil,
+        if !request.forceRefresh, request.claims == nil, request.resource == nil,
             let fresh = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
                 .hit,
             fresh.secret != cached?.token.secret
@@ -255,7 +261,7 @@ struct SilentFlow {
             common: .init(
                 clientId: context.clientId, scope: ScopeRules.tokenRequestScopes(scopes).scopeString,
                 requestClientInfo: resolved.authority.supportsClientInfo, claims: claims,
-                extraQueryParameters: request.extraQueryParameters))
+                extraQueryParameters: request.extraQueryParameters, resource: request.resource))
         let thumbprints = ThrottlingCache.Thumbprints(
             endpoint: tokenRequest.endpoint, parameters: tokenRequest.parameters)
         if let throttled = context.throttling.throttledError(for: thumbprints) {

@@ -30,6 +30,7 @@ extension AuthorizationRequest {
         add("nonce", nonce)
         add("prompt", promptType.wireValue)
         add("claims", claims)
+        add("resource", resource)
         if sendClientInfo { add("client_info", "1") }
         add("login_req", accountObjectId)
         add("domain_req", accountTenantId)

@@ -24,6 +24,8 @@ struct AuthorizationRequest: Sendable {
     var promptType: MSALPromptType = .default
     /// `claims`: the JSON of the claims request merged with the client capabilities, or `nil`.
     var claims: String?
+    /// `resource`: the RFC 8707 resource indicator, or `nil`.
+    var resource: String?
     /// Whether to send `client_info=1` (authorities that support it: AAD, B2C, CIAM).
     var sendClientInfo = true
     /// `login_req`: the account's uid (from its home account id), when an account is given.

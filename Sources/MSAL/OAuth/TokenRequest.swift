@@ -22,6 +22,8 @@ struct TokenRequest: Sendable {
         var claims: String?
         var extraQueryParameters: [String: String]?
         var headers: [(name: String, value: String)] = []
+        /// The RFC 8707 resource indicator, sent as `resource`, or `nil`.
+        var resource: String? = nil
     }
 
     /// Redeems an authorization code with its PKCE verifier.
@@ -58,6 +60,7 @@ struct TokenRequest: Sendable {
         parameters.append(("scope", common.scope))
         if common.requestClientInfo { parameters.append(("client_info", "1")) }
         if let claims = common.claims, !claims.isEmpty { parameters.append(("claims", claims)) }
+        if let resource = common.resource, !resource.isEmpty { parameters.append(("resource", resource)) }
         return TokenRequest(
             endpoint: appendingQuery(common.extraQueryParameters, to: endpoint),
             parameters: parameters,

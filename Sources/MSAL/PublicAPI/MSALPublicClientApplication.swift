@@ -132,7 +132,7 @@ public final class MSALPublicClientApplication: Sendable {
             authority: values.authority, claims: values.claimsRequest,
             correlationId: values.correlationId ?? CorrelationID.make(),
             extraQueryParameters: values.extraQueryParameters,
-            forceRefresh: parameters.forceRefresh)
+            forceRefresh: parameters.forceRefresh, resource: values.resourceIndicator)
         do {
             return try await SilentFlow(context: context).run(request)
         } catch {
@@ -180,7 +180,8 @@ extension MSALPublicClientApplication {
             loginHint: interactive.loginHint, domainHint: interactive.domainHint, promptType: interactive.prompt,
             authority: values.authority, claims: values.claimsRequest,
             correlationId: values.correlationId ?? CorrelationID.make(),
-            extraQueryParameters: values.extraQueryParameters, webview: parameters.webviewParameters.settings)
+            extraQueryParameters: values.extraQueryParameters, webview: parameters.webviewParameters.settings,
+            resource: values.resourceIndicator)
         do {
             return try await InteractiveFlow(context: context).run(request)
         } catch {

@@ -17,6 +17,7 @@ public class MSALTokenParameters: @unchecked Sendable {
         var correlationId: UUID?
         var extraQueryParameters: [String: String]?
         var completionBlockQueue: DispatchQueue?
+        var resourceIndicator: String?
     }
 
     let shared: Locked<Values>
@@ -65,6 +66,18 @@ public class MSALTokenParameters: @unchecked Sendable {
     public var extraQueryParameters: [String: String]? {
         get { shared.withLock { $0.extraQueryParameters } }
         set { shared.withLock { $0.extraQueryParameters = newValue } }
+    }
+
+    /// An RFC 8707 resource indicator, sent as `resource` on the authorization and token requests
+    /// of a silent or interactive call: the API the token is for, such as
+    /// ``MSALProtectedResourceMetadata/resourceIndicator``. Only for authorization servers other
+    /// than Microsoft Entra ID, Azure AD B2C and CIAM, which name the resource by its scope
+    /// (`<resource>/.default`) and refuse it (the call then fails with -50000 and -42000). A
+    /// silent call with one always redeems the refresh token: the cache does not tell tokens for
+    /// different resources with the same scopes apart. Ours; `nil` by default.
+    public var resourceIndicator: String? {
+        get { shared.withLock { $0.resourceIndicator } }
+        set { shared.withLock { $0.resourceIndicator = newValue } }
     }
 
     /// The queue completion blocks run on; `nil` runs them on whatever thread produced the result

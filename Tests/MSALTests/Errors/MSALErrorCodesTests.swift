@@ -23,6 +23,7 @@ final class MSALErrorCodesTests: XCTestCase {
             (MSALBrokerVersionKey, "MSALBrokerVersionKey"),
             (MSALHomeAccountIdKey, "MSALHomeAccountIdKey"),
             (MSALThrottlingCacheHitKey, "MSALThrottlingCacheHitKey"),
+            (MSALClaimsChallengeKey, "MSALClaimsChallengeKey"),
         ]
         for (value, identifier) in keys {
             XCTAssertEqual(value, identifier)
