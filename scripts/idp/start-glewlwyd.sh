@@ -5,6 +5,9 @@
 # Every start makes a new CA and server certificate, new signing keys and a new SQLite database,
 # then provisions over the admin REST API: user alice, the scopes, the public client
 # swift-public-client and two issuers (/api/oidc, and /api/oidcshort with short lifetimes).
+# glewlwyd runs under libfaketime, which reads its wall-clock offset from <state dir>/clock
+# (MSAL_IDP_CLOCK_FILE) at every time call: a test writes "+15" there to move the server 15 s
+# ahead instead of sleeping until its tokens expire, and "+0" to put it back.
 # Installs the Debian packages it needs when they are missing (root or passwordless sudo).
 #
 # Prints an env block on stdout (`eval "$(scripts/idp/start-glewlwyd.sh)"` exports it) and writes
@@ -42,6 +45,7 @@ admin_user="admin"
 default_admin_password=password
 
 pid_file=$state_dir/glewlwyd.pid
+clock_file=$state_dir/clock
 env_file=$state_dir/env
 conf_file=$state_dir/glewlwyd.conf
 log_file=$state_dir/glewlwyd.log
@@ -93,13 +97,14 @@ print_env() {
 }
 
 if pid=$(our_pid) && [[ -f $env_file ]]; then
-    if grep -qxF "MSAL_IDP_PORT='$port'" "$env_file" && discovery_ok "$base_url/api/oidc" \
-        && discovery_ok "$base_url/api/oidcshort"; then
+    # A server from before the movable clock (no MSAL_IDP_CLOCK_FILE) is restarted.
+    if grep -qxF "MSAL_IDP_PORT='$port'" "$env_file" && grep -q '^MSAL_IDP_CLOCK_FILE=' "$env_file" \
+        && discovery_ok "$base_url/api/oidc" && discovery_ok "$base_url/api/oidcshort"; then
         log "already running (pid $pid) at $base_url"
         print_env
         exit 0
     fi
-    log "pid $pid is not serving as expected on port $port; restarting it"
+    log "pid $pid is not serving as expected on port $port (or has no movable clock); restarting it"
 fi
 if pid=$(our_pid); then
     MSAL_IDP_LOCK_HELD=1 "$repo_root/scripts/idp/stop-glewlwyd.sh" >&2
@@ -124,7 +129,7 @@ restore_policy() {
 
 install_packages() {
     local missing=() p
-    for p in glewlwyd sqlite3 jq openssl curl; do
+    for p in glewlwyd libfaketime sqlite3 jq openssl curl; do
         # No `| grep -q` under pipefail: grep quitting early fails the writer with SIGPIPE.
         [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true) == "install ok installed" ]] || missing+=("$p")
     done
@@ -179,16 +184,21 @@ sql=/usr/share/dbconfig-common/data/glewlwyd/install/sqlite3
 sql_gz=/usr/share/doc/glewlwyd/database/init.sqlite3.sql.gz
 [[ -r $sql || -r $sql_gz ]] || die "glewlwyd's SQLite schema is missing ($sql)"
 [[ -d /usr/lib/glewlwyd/plugin ]] || die "glewlwyd's modules are missing (/usr/lib/glewlwyd)"
+# The thread-safe variant: glewlwyd serves each request on its own thread.
+faketime_lib=$(dpkg-query -L libfaketime 2>/dev/null | grep '/libfaketimeMT\.so\.1$' | head -n 1 || true)
+[[ -n $faketime_lib && -r $faketime_lib ]] || die "libfaketimeMT.so.1 is missing (package libfaketime)"
 
 # --- fresh state ---------------------------------------------------------------------------
 
 # Only the files this script makes: MSAL_IDP_DIR may be a directory with other content.
-for f in env env.tmp glewlwyd.pid glewlwyd.conf glewlwyd.log glewlwyd.out glewlwyd.db glewlwyd.db-wal glewlwyd.db-shm admin-cookies response.json \
+for f in env env.tmp clock clock.tmp glewlwyd.pid glewlwyd.conf glewlwyd.log glewlwyd.out glewlwyd.db glewlwyd.db-wal glewlwyd.db-shm admin-cookies response.json \
     ca.pem ca.key server.pem server.key server.csr server.ext oidc.key oidc.pub oidcshort.key oidcshort.pub; do
     rm -f "${state_dir:?}/$f"
 done
 
 umask 077
+# The server's clock starts at the real time.
+echo "+0" >"$clock_file"
 (
     cd "$state_dir"
     # TLS: a throwaway CA (EC P-256, fast) and a server certificate for 127.0.0.1 and localhost.
@@ -262,6 +272,18 @@ EOF
 
 # --- start ---------------------------------------------------------------------------------
 
+# libfaketime (0.9.10) settings, for glewlwyd alone (not the launcher shell):
+# - FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE=1: the offset is read from the clock file at every
+#   time(), gettimeofday() and clock_gettime(CLOCK_REALTIME) call, so a new offset applies to the
+#   next request. Relative offsets only ("+15", "-3"): they add to the real time, which keeps
+#   running. The file is replaced by a rename, never rewritten in place.
+# - FAKETIME_DONT_FAKE_MONOTONIC=1: the monotonic clocks stay real, so libmicrohttpd's connection
+#   timeouts and condition-variable waits do not jump with the wall clock.
+# - NO_FAKE_STAT=1: file times (the SQLite database, the keys) are reported unchanged.
+# Expiry in glewlwyd and in SQLite's CURRENT_TIMESTAMP both read the faked wall clock, so they
+# agree. TLS does not depend on the server's clock here: the client checks the certificate
+# against its own (real) clock, and the certificate is valid for 7 days.
+
 # In its own session, so it outlives this script and the shell that ran it; the launcher shell
 # writes its own PID and then becomes glewlwyd, so the PID file names glewlwyd itself.
 # The daemon keeps no descriptor but 0-2 (redirected): an inherited one would hold our lock (9)
@@ -272,8 +294,10 @@ setsid -f bash -c 'for fd in /proc/$$/fd/*; do
         fd=${fd##*/}
         if [[ $fd -gt 2 ]]; then eval "exec $fd>&-"; fi
     done
-    echo $$ >"$1" && exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
-    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" 9>&- </dev/null >/dev/null 2>&1
+    echo $$ >"$1" && LD_PRELOAD=$4 FAKETIME_TIMESTAMP_FILE=$5 FAKETIME_NO_CACHE=1 \
+        FAKETIME_DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 exec glewlwyd --config-file="$2" >>"$3" 2>&1 </dev/null' \
+    msal-idp-launcher "$pid_file" "$conf_file" "$state_dir/glewlwyd.out" "$faketime_lib" "$clock_file" \
+    9>&- </dev/null >/dev/null 2>&1
 
 # Reports a failed start with the end of glewlwyd's log, and stops the half-provisioned server.
 fail_start() {
@@ -303,6 +327,7 @@ for _ in $(seq 1 300); do
 done
 [[ $status != 000 ]] || fail_start "glewlwyd (pid $pid) does not answer on $base_url after 15 s"
 log "glewlwyd (pid $pid) answers after $(elapsed_ms) ms; provisioning"
+grep -qF "$faketime_lib" "/proc/$pid/maps" 2>/dev/null || fail_start "glewlwyd (pid $pid) did not load $faketime_lib"
 
 # --- provisioning over the admin REST API ----------------------------------------------------
 
@@ -413,6 +438,7 @@ done
     echo "MSAL_IDP_SHORT_CODE_SECONDS='${short_lifetimes[2]}'"
     echo "MSAL_IDP_SHORT_DEVICE_CODE_SECONDS='${short_lifetimes[3]}'"
     echo "MSAL_IDP_CA_FILE='$ca_file'"
+    echo "MSAL_IDP_CLOCK_FILE='$clock_file'"
     echo "MSAL_IDP_CLIENT_ID='$client_id'"
     echo "MSAL_IDP_SCOPES='${scopes[*]}'"
     echo "MSAL_IDP_REDIRECT_URIS='${redirect_uris[*]}'"

@@ -43,6 +43,8 @@ done
 if kill -0 "$pid" 2>/dev/null; then
     log "pid $pid ignored SIGTERM for 5 s; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true
+    # libfaketime removes its shared memory and semaphore (named by the PID) at a normal exit only.
+    rm -f "/dev/shm/faketime_shm_$pid" "/dev/shm/sem.faketime_sem_$pid"
 fi
 rm -f "$pid_file" "$state_dir/env"
 log "stopped glewlwyd (pid $pid)"

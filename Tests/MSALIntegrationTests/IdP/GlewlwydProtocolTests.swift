@@ -316,7 +316,7 @@ final class GlewlwydProtocolTests: XCTestCase {
     func testCodesDeviceCodesAndAccessTokensExpireOnTheShortIssuer() async throws {
         let configuration = try await resolve(server.shortIssuer)
         let browser = try GlewlwydBrowser(server: server)
-        // Issued together, then one wait covers every lifetime.
+        // Issued together, then one move of the server's clock covers every lifetime.
         let redeemed = try await signIn(browser: browser, issuer: server.shortIssuer)
         let live = try await tokens.redeem(redeemRequest(redeemed), correlationId: UUID())
         let stale = try await signIn(browser: browser, issuer: server.shortIssuer)
@@ -326,8 +326,13 @@ final class GlewlwydProtocolTests: XCTestCase {
             authorization.expiresOn.timeIntervalSince(issuedAt), server.shortDeviceCodeLifetime, accuracy: 2)
 
         let lifetime = max(server.shortCodeLifetime, server.shortDeviceCodeLifetime, server.shortAccessTokenLifetime)
-        // Glewlwyd compares whole seconds: wait the lifetime plus a margin, bounded.
-        try await Task.sleep(for: .milliseconds(Int(min(lifetime, 10) * 1000) + 1500))
+        // Glewlwyd compares whole seconds: its clock moves past the lifetime with a margin (the
+        // refresh token, 60 s, stays valid), and its own Date header shows the move.
+        let offset = Int(lifetime.rounded(.up)) + 10
+        try server.setClockOffset(seconds: offset)
+        defer { try? server.setClockOffset(seconds: 0) }
+        let moved = try await serverDate(server.shortIssuer)
+        XCTAssertGreaterThanOrEqual(moved.timeIntervalSinceNow, TimeInterval(offset - 2))
 
         // An expired code: 403 invalid_code, as a wrong verifier.
         let code = try await redeemFailure(redeemRequest(stale))
@@ -362,6 +367,11 @@ final class GlewlwydProtocolTests: XCTestCase {
         let refreshed = try await tokens.redeem(
             refresh(try XCTUnwrap(live.refreshToken), configuration), correlationId: UUID())
         XCTAssertNotNil(refreshed.accessToken)
+
+        // The clock goes back for the other tests.
+        try server.setClockOffset(seconds: 0)
+        let restored = try await serverDate(server.shortIssuer)
+        XCTAssertEqual(restored.timeIntervalSinceNow, 0, accuracy: 2)
     }
 
     // MARK: Helpers
@@ -446,6 +456,14 @@ final class GlewlwydProtocolTests: XCTestCase {
                 parameters: [("client_id", server.clientId), ("scope", server.scopes.joined(separator: " "))]))
         XCTAssertEqual(response.statusCode, 200)
         return try DeviceAuthorization(body: response.body, now: Date())
+    }
+
+    /// The server's own time: the `Date` header of the issuer's discovery document (whole seconds).
+    private func serverDate(_ issuer: URL) async throws -> Date {
+        let url = try XCTUnwrap(URL(string: issuer.absoluteString + "/.well-known/openid-configuration"))
+        let response = try await transport.send(HTTPRequest(url: url))
+        XCTAssertEqual(response.statusCode, 200)
+        return try XCTUnwrap(ThrottlingCache.httpDate(try XCTUnwrap(response.headers["Date"])))
     }
 
     /// The failure of a token request that must fail.

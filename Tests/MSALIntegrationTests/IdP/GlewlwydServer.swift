@@ -9,6 +9,9 @@ import XCTest
 /// `${MSAL_IDP_DIR:-<repo>/.idp}/env`. When none answers it runs the script, once per test
 /// process, if this machine can (glewlwyd installed, or root with apt-get). Otherwise the test is
 /// skipped, unless `MSAL_REQUIRE_IDP=1` (CI): then a missing server fails the test.
+///
+/// The server's wall clock is movable (``setClockOffset(seconds:)``, through libfaketime), so
+/// expiry is tested without sleeping; it is set back to the real time once per test process.
 struct GlewlwydServer: Sendable {
     /// `https://127.0.0.1:<port>`.
     let baseURL: URL
@@ -18,6 +21,9 @@ struct GlewlwydServer: Sendable {
     let shortIssuer: URL
     /// The PEM file of the throwaway CA that issued the server's certificate.
     let caFile: String
+    /// The file glewlwyd's libfaketime reads its wall-clock offset from at every time call; see
+    /// ``setClockOffset(seconds:)``.
+    let clockFile: String
     /// The public client (no secret, PKCE required).
     let clientId: String
     /// Every scope the client may ask for (`openid profile email offline_access api.read`).
@@ -67,6 +73,7 @@ struct GlewlwydServer: Sendable {
         issuer = try url("MSAL_IDP_ISSUER")
         shortIssuer = try url("MSAL_IDP_SHORT_ISSUER")
         caFile = try value("MSAL_IDP_CA_FILE")
+        clockFile = try value("MSAL_IDP_CLOCK_FILE")
         clientId = try value("MSAL_IDP_CLIENT_ID")
         scopes = try value("MSAL_IDP_SCOPES").split(separator: " ").map(String.init)
         redirectURIs = try value("MSAL_IDP_REDIRECT_URIS").split(separator: " ").map(String.init)
@@ -79,6 +86,18 @@ struct GlewlwydServer: Sendable {
         shortAccessTokenLifetime = try seconds("MSAL_IDP_SHORT_ACCESS_TOKEN_SECONDS")
         shortCodeLifetime = try seconds("MSAL_IDP_SHORT_CODE_SECONDS")
         shortDeviceCodeLifetime = try seconds("MSAL_IDP_SHORT_DEVICE_CODE_SECONDS")
+    }
+
+    /// Sets the server's wall clock `seconds` ahead of the real time (0: the real time again), so a
+    /// test sees codes and tokens expire without sleeping.
+    ///
+    /// glewlwyd runs under libfaketime, which reads the offset from ``clockFile`` at every time
+    /// call: the next request sees the new clock. The file is replaced by a rename, so the server
+    /// never reads half of it. The clock is the whole server's: a test that moves it puts it back
+    /// before it ends, and Glewlwyd tests must not run in parallel with it.
+    func setClockOffset(seconds: Int) throws {
+        let text = (seconds < 0 ? "" : "+") + "\(seconds)\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: clockFile), options: .atomic)
     }
 
     /// The fixed-port loopback redirect URI the tests use (`http://127.0.0.1:8400/callback`).
@@ -123,7 +142,14 @@ struct GlewlwydServer: Sendable {
     /// The longest the start script may take (a cold start installs packages: about 25 s here).
     static let startTimeout: Duration = .seconds(300)
 
-    private static let located = Task<Result<GlewlwydServer, Unavailable>, Never> { await locate() }
+    /// The server, its clock put back to the real time once per process: a test process killed
+    /// while its clock was moved leaves it moved.
+    private static let located = Task<Result<GlewlwydServer, Unavailable>, Never> {
+        await locate().map { server in
+            try? server.setClockOffset(seconds: 0)
+            return server
+        }
+    }
 
     private static func locate() async -> Result<GlewlwydServer, Unavailable> {
         let environment = ProcessInfo.processInfo.environment
@@ -179,12 +205,17 @@ struct GlewlwydServer: Sendable {
     private static func reasonItCannotStart() -> String? {
         let files = FileManager.default
         guard files.isExecutableFile(atPath: startScript.path) else { return "\(startScript.path) is missing" }
-        if files.isExecutableFile(atPath: "/usr/bin/glewlwyd") { return nil }
+        // libfaketime's thread-safe library, in the multiarch directory (/usr/lib/<triplet>/faketime).
+        let libraryDirectories = (try? files.contentsOfDirectory(atPath: "/usr/lib")) ?? []
+        let faketime = libraryDirectories.contains {
+            files.isReadableFile(atPath: "/usr/lib/\($0)/faketime/libfaketimeMT.so.1")
+        }
+        if files.isExecutableFile(atPath: "/usr/bin/glewlwyd") && faketime { return nil }
         guard getuid() == 0 else {
-            return "glewlwyd is not installed and this process is not root, so it cannot be installed"
+            return "glewlwyd or libfaketime is not installed and this process is not root, so it cannot be installed"
         }
         guard files.isExecutableFile(atPath: "/usr/bin/apt-get") else {
-            return "glewlwyd is not installed and there is no apt-get"
+            return "glewlwyd or libfaketime is not installed and there is no apt-get"
         }
         return nil
     }
