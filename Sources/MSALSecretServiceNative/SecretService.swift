@@ -234,7 +234,10 @@ package enum SecretServiceClient {
 
         /// Connects to the session bus and the Secret Service and runs `body`. Every object made
         /// here binds to a main context of this thread's own, dropped at the end, so no callback
-        /// or signal of this operation is left queued on the process's default context.
+        /// or signal of this operation is left queued on the process's default context. (When this
+        /// is the first connection of the process, GLib's exit-on-close, which raises SIGTERM when
+        /// the bus goes, would run on that context: nothing iterates it after the operation, so it
+        /// never does. An app's own connection keeps the app's own setting.)
         static func open<Value>(
             _ cancellable: Cancellable, _ body: (Call) throws(Failure) -> Value
         ) throws(Failure) -> Value {
@@ -249,8 +252,6 @@ package enum SecretServiceClient {
                 throw SecretServiceClient.failure(error, while: "connecting to the D-Bus session bus", connecting: true)
             }
             defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-            // GLib's shared connection otherwise raises SIGTERM in this process when the bus goes.
-            g_dbus_connection_set_exit_on_close(bus, 0)
             guard g_dbus_connection_is_closed(bus) == 0 else {
                 throw Failure(
                     .busClosed,

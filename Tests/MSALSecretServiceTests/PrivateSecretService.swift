@@ -31,6 +31,13 @@ enum SecretServiceFixture {
         throw XCTSkip(message)
     }
 
+    /// Every tool the Secret Service tests use (skipped or failed as ``tool(_:)`` says).
+    static func requireTools() throws {
+        for name in ["dbus-daemon", "dbus-send", "gnome-keyring-daemon", "secret-tool"] {
+            _ = try tool(name)
+        }
+    }
+
     struct FixtureError: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -209,6 +216,7 @@ final class KeyringDaemon {
 
     /// Starts the daemon and waits until it owns `org.freedesktop.secrets` on the bus.
     init() throws {
+        try SecretServiceFixture.requireTools()
         bus = try PrivateSessionBus.shared()
         let daemon = try SecretServiceFixture.tool("gnome-keyring-daemon")
         // A daemon of an earlier test may still be leaving the bus.
