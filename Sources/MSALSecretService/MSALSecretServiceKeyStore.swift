@@ -24,7 +24,7 @@ import MSALSecretServiceNative
 /// service), without a keyring daemon, with a locked keyring, or with a daemon that stops
 /// answering or quits during a call, the store throws an error saying what happened and what to
 /// do, and creating the application fails with it (`MSALErrorDomain`, -50000). Choose
-/// `MSALKernelKeyringKeyStore` or ``MSAL/MSALSystemdCredentialKeyStore`` where no desktop
+/// `MSALKernelKeyringKeyStore` or `MSALSystemdCredentialKeyStore` where no desktop
 /// session runs.
 public final class MSALSecretServiceKeyStore: MSALCacheKeyStore {
     /// The schema of the cache key's item unless another is given: `org.swift-msal.CacheKey`.
