@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "MSALTestSupport", targets: ["MSALTestSupport"]),
         // The cache key in the Linux kernel keyring (libkeyutils); the core never links it.
         .library(name: "MSALKernelKeyring", targets: ["MSALKernelKeyring"]),
+        // The cache key in the desktop keyring over D-Bus (libsecret); the core never links it.
+        .library(name: "MSALSecretService", targets: ["MSALSecretService"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
         // msal-bench is no product: benchmarks are for this repository only, where SwiftPM still
@@ -59,6 +61,23 @@ let package = Package(
         .target(
             name: "MSALKernelKeyring",
             dependencies: ["MSAL", "MSALKernelKeyringNative"],
+            swiftSettings: strictSettings
+        ),
+        // C: the Secret Service over D-Bus (libsecret, with GLib and GIO), for MSALSecretService.
+        .systemLibrary(
+            name: "CMSALLibsecret",
+            pkgConfig: "libsecret-1",
+            providers: [.apt(["libsecret-1-dev"])]
+        ),
+        // The only Swift code of MSALSecretService that touches C. Not a product.
+        .target(
+            name: "MSALSecretServiceNative",
+            dependencies: ["CMSALLibsecret"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSALSecretService",
+            dependencies: ["MSAL", "MSALSecretServiceNative"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -107,6 +126,11 @@ let package = Package(
         .testTarget(
             name: "MSALKernelKeyringTests",
             dependencies: ["MSALKernelKeyring", "MSALKernelKeyringNative", "MSAL"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALSecretServiceTests",
+            dependencies: ["MSALSecretService", "MSALSecretServiceNative", "MSAL"],
             swiftSettings: strictSettings
         ),
         .testTarget(

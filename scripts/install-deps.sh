@@ -2,9 +2,10 @@
 # Installs the Debian or Ubuntu packages swift-msal needs, and nothing that is already there.
 #
 #   scripts/install-deps.sh           everything the tests need: the build packages, the headers of
-#                                     the optional products' C libraries (libkeyutils), the openssl
-#                                     and curl tools, CA roots, and Chromium (the real browser of
-#                                     the system-browser tests)
+#                                     the optional products' C libraries (libkeyutils, libsecret),
+#                                     the Secret Service the keyring tests run (dbus, gnome-keyring,
+#                                     secret-tool), the openssl and curl tools, CA roots, and
+#                                     Chromium (the real browser of the system-browser tests)
 #   scripts/install-deps.sh --build   only what building the package needs: the libcurl and
 #                                     OpenSSL headers and pkg-config (what `swift run msal demo` needs)
 #
@@ -14,7 +15,9 @@ set -euo pipefail
 
 build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
 # The optional products' C libraries: built by `swift build --build-tests`, not by the demo.
-test_packages=(libkeyutils-dev openssl ca-certificates curl)
+# dbus, gnome-keyring and libsecret-tools: a private session bus with a keyring daemon for the
+# MSALSecretService tests (which fail, not skip, under scripts/test.sh without them).
+test_packages=(libkeyutils-dev libsecret-1-dev dbus gnome-keyring libsecret-tools openssl ca-certificates curl)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;
     "") packages=("${build_packages[@]}" "${test_packages[@]}") ;;

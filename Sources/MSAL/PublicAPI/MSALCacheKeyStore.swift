@@ -13,8 +13,9 @@ public import Foundation
 /// and creating the application fails with an error naming the store and the file: accounts are
 /// never dropped silently.
 ///
-/// The kernel keyring store is in the `MSALKernelKeyring` product; ``MSALSystemdCredentialKeyStore``
-/// reads a key that systemd hands to a service.
+/// The kernel keyring store is in the `MSALKernelKeyring` product, the desktop keyring (Secret
+/// Service) store in the `MSALSecretService` product; ``MSALSystemdCredentialKeyStore`` reads a
+/// key that systemd hands to a service.
 public protocol MSALCacheKeyStore: AnyObject, Sendable {
     /// The store and the key's name in it, for messages: "kernel keyring @u, key msal:cache".
     var storeDescription: String { get }
