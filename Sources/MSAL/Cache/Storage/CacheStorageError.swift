@@ -92,9 +92,9 @@ enum CacheStorageError: Error {
         case .keyGone(let path, let store):
             return MSALErrors.make(
                 .internal,
-                "The token cache \(path) is encrypted, and its key store (\(store)) holds no key: it was emptied "
-                    + "(kernel keyring keys do not survive a reboot or the end of the user's sessions) or belongs "
-                    + "to another session. The file was left untouched. Restore the key, or remove the file to "
+                "The token cache \(path) is encrypted, and its key store (\(store)) holds no key: the store was "
+                    + "emptied (a kernel keyring by a reboot, a keyring by a reset) or is another session's. The "
+                    + "file was left untouched. Restore the key, or remove the file to "
                     + "start over (every account then signs in again).")
         }
     }
