@@ -84,7 +84,7 @@ final class CLITestEnvironment {
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         let box = DataBox()
-        let reader = Thread { box.data = pipe.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread { box.set(pipe.fileHandleForReading.readDataToEndOfFile()) }
         reader.start()
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         if process.isRunning {
@@ -92,13 +92,30 @@ final class CLITestEnvironment {
             XCTFail("\(command) still running after \(timeout) s")
         }
         process.waitUntilExit()
-        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-        return (process.terminationStatus, String(decoding: box.data, as: UTF8.self))
+        let output = box.waitForData()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
-    /// What the reader thread read; read by the test only after the thread finished.
+    /// What the reader thread read, handed over under a lock (which also orders the two threads
+    /// for ThreadSanitizer, as polling `Thread.isFinished` does not).
     private final class DataBox: @unchecked Sendable {
-        var data = Data()
+        // @unchecked: `data` is only touched while `condition` is locked.
+        private let condition = NSCondition()
+        private var data: Data?
+
+        func set(_ value: Data) {
+            condition.lock()
+            data = value
+            condition.signal()
+            condition.unlock()
+        }
+
+        func waitForData() -> Data {
+            condition.lock()
+            defer { condition.unlock() }
+            while data == nil { condition.wait() }
+            return data ?? Data()
+        }
     }
 
     /// A `$BROWSER` script that plays the user's browser: fetches the sign-in URL with curl
