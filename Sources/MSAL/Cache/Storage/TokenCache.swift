@@ -20,8 +20,8 @@ final class TokenCache: Sendable {
         var store = TokenStore()
         var loaded = false
         var fingerprint: FileFingerprint?
-        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made before
-        /// each load, so no change after the load can be missed.
+        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made by the
+        /// second read, before its `stat` (see ``refreshIfNeeded(_:)``).
         var watch: CacheFileWatch?
         /// Changes whenever the contents may have changed (a reload or a modification), so callers
         /// can keep values derived from the store until then.
@@ -142,7 +142,6 @@ final class TokenCache: Sendable {
         let target = try file.writeTarget()
         try file.checkTarget(target)
         try file.prepareFolder(for: target)
-        watchIfNeeded(file, &state)
         let locks = try CacheFileLocks(file, target: target, timeout: timeout)
         defer { withExtendedLifetime(locks) {} }
         if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
@@ -172,7 +171,15 @@ final class TokenCache: Sendable {
             case .memory:
                 state.loaded = true
             case .file(let file):
-                if state.loaded, let watch = state.watch, watch.isQuiet() { return }
+                if state.loaded {
+                    if let watch = state.watch, watch.isQuiet() { return }
+                    // Read again: the process lives on, and a watch saves the next reads their
+                    // `stat`. Made before this read's `stat`, so whatever changes after that
+                    // `stat` is queued on it. A process that reads once (`msal token`) never
+                    // makes one: closing an inotify instance at exit waits for the kernel's
+                    // grace period, about 18 ms here, longer than the whole read.
+                    watchIfNeeded(file, &state)
+                }
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
                 if current == nil {
@@ -197,7 +204,6 @@ final class TokenCache: Sendable {
     /// Reads the file into the store. Without the locks, what looks corrupt or empty is read
     /// again under them (``CacheReadDecision``); under them, a corrupt file is quarantined.
     private func reload(_ file: CacheFile, _ state: inout State, underLocks: Bool) throws {
-        watchIfNeeded(file, &state)
         let loaded = try file.load()
         let seen: CacheReadDecision.Seen
         switch loaded {
@@ -254,9 +260,9 @@ final class TokenCache: Sendable {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
     }
 
-    /// Makes the file's watch when there is none (or the old one broke). Before a load or a
-    /// save: a change made after this is queued on the watch. It watches the file a link points
-    /// to, which is where writers replace it.
+    /// Makes the file's watch when there is none (or the old one broke): a change made after this
+    /// is queued on the watch. It watches the file a link points to, which is where writers
+    /// replace it.
     private func watchIfNeeded(_ file: CacheFile, _ state: inout State) {
         if state.watch?.broken == true { state.watch = nil }
         if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
