@@ -21,8 +21,10 @@ final class TokenCache: Sendable {
         var loaded = false
         var fingerprint: FileFingerprint?
         /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made by the
-        /// second read, before its `stat` (see ``refreshIfNeeded(_:)``).
+        /// read that follows ``TokenCache/readsBeforeWatching`` others, before its `stat`.
         var watch: CacheFileWatch?
+        /// Reads that found the cache loaded and had no watch to ask.
+        var readsWithoutWatch = 0
         /// Changes whenever the contents may have changed (a reload or a modification), so callers
         /// can keep values derived from the store until then.
         var generation: UInt64 = 0
@@ -35,6 +37,15 @@ final class TokenCache: Sendable {
         case file(CacheFile)
         case custom(any MSALCacheStorage, key: [UInt8]?)
     }
+
+    /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
+    /// A watch saves each later read its `stat` (under a microsecond), but closing its inotify
+    /// instance, at the latest when the process exits, waits for the kernel's grace period
+    /// (18 ms on the machine of Docs/Performance.md, several times the whole of `msal token`),
+    /// and each instance counts against the user's limit (`fs.inotify.max_user_instances`).
+    /// A process that reads its cache a few times (a command-line tool) never makes one; one
+    /// that keeps reading it (a service) makes it early.
+    static let readsBeforeWatching = 32
 
     private let backend: Backend
     private let lockTimeout: Double
@@ -173,12 +184,13 @@ final class TokenCache: Sendable {
             case .file(let file):
                 if state.loaded {
                     if let watch = state.watch, watch.isQuiet() { return }
-                    // Read again: the process lives on, and a watch saves the next reads their
-                    // `stat`. Made before this read's `stat`, so whatever changes after that
-                    // `stat` is queued on it. A process that reads once (`msal token`) never
-                    // makes one: closing an inotify instance at exit waits for the kernel's
-                    // grace period, about 18 ms here, longer than the whole read.
-                    watchIfNeeded(file, &state)
+                    // Made before this read's `stat`, so whatever changes after that `stat` is
+                    // queued on the watch.
+                    if state.readsWithoutWatch >= Self.readsBeforeWatching {
+                        watchIfNeeded(file, &state)
+                    } else {
+                        state.readsWithoutWatch += 1
+                    }
                 }
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
