@@ -232,8 +232,10 @@ enum RestCommand {
             components.query = nil
             components.fragment = nil
             if let resource = components.url { candidates.append(resource) }
-            components.path = ""
-            if let origin = components.url, !candidates.contains(origin) { candidates.append(origin) }
+            if !components.path.isEmpty && components.path != "/" {
+                components.path = ""
+                if let origin = components.url { candidates.append(origin) }
+            }
         }
         for candidate in candidates {
             do {
