@@ -320,6 +320,8 @@ final class CLIRestTests: XCTestCase {
         ])
         XCTAssertEqual(endless.status, 4, endless.errorOutput)
         XCTAssertTrue(endless.errorOutput.contains("100000"), endless.errorOutput)
+        XCTAssertTrue(endless.errorOutput.contains("--max-response-size"), endless.errorOutput)
+        XCTAssertFalse(endless.errorOutput.contains("check the network"), endless.errorOutput)
         XCTAssertEqual(endless.output, "")
         let head = try rest(["--scope", "User.Read", server.baseURL.appendingPathComponent("head").absoluteString])
         XCTAssertEqual(head.status, 4, head.errorOutput)
