@@ -92,7 +92,10 @@ final class CurlHTTPTransport: HTTPTransport {
                 correlationId: request.correlationId)
             throw refusal
         }
-        let policy = configuration.retryPolicy ?? RetryPolicy(configuration.httpConfig ?? MSALGlobalConfig.httpConfig)
+        let policy =
+            request.retries
+            ? configuration.retryPolicy ?? RetryPolicy(configuration.httpConfig ?? MSALGlobalConfig.httpConfig)
+            : RetryPolicy(retryCount: 0)
         let curlRequest = makeCurlRequest(request)
         let client = try curlClient()
         var target: String { "\(request.method.rawValue) \(request.url.host ?? "")" }
@@ -159,7 +162,9 @@ final class CurlHTTPTransport: HTTPTransport {
     private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
         let httpConfig = configuration.httpConfig ?? MSALGlobalConfig.httpConfig
         let timeout = configuration.timeout ?? httpConfig.timeoutIntervalForRequest
-        let maximumBodySize = configuration.maximumResponseBodySize ?? httpConfig.maximumResponseBodySize
+        let maximumBodySize =
+            request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
+            ?? httpConfig.maximumResponseBodySize
         // The correlation header goes last: it is the one that changes with every request, and
         // the curl handle keeps the header nodes before the first that changed.
         var headers = LibraryInfo.clientHeaders
