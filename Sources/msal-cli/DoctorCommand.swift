@@ -113,12 +113,14 @@ enum DoctorCommand {
     static func check(_ options: ApplicationOptions, environment: [String: String]) async -> Report {
         let config = MSALCacheConfig()
         if let file = options.cacheFile { config.cacheFileURL = URL(fileURLWithPath: file) }
-        let status = MSALCacheStatus.check(
-            config,
-            candidates: [
-                MSALSystemdCredentialKeyStore(
-                    credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
-            ])
+        // The key store the other commands would choose here (CacheBackendDecision).
+        let credential = MSALSystemdCredentialKeyStore(
+            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
+        let credentialWorks = (try? credential.probe()) != nil
+        if options.cacheBackend == .systemdCredential || (options.cacheBackend == nil && credentialWorks) {
+            config.encryptionKeyStore = credential
+        }
+        let status = MSALCacheStatus.check(config, candidates: [credential])
         let path = status.cacheFileURL?.path ?? ""
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let mode = (attributes?[.posixPermissions] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
@@ -161,10 +163,31 @@ enum DoctorCommand {
             version: LibraryInfo.version,
             cache: .init(
                 path: path, exists: attributes != nil, mode: mode,
-                storage: status.storage == .plaintextFile ? "plaintext file" : status.storage.rawValue),
+                storage: Self.words(status.storage, fileIsPlaintext: Self.isPlaintext(path))),
             keyStores: stores, advice: status.advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
             proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
+    }
+
+    /// Whether the file at `path` exists and is not encrypted.
+    static func isPlaintext(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: CacheBackendSelection.encryptedHeader.count)) ?? Data()
+        return Array(head) != CacheBackendSelection.encryptedHeader
+    }
+
+    static func words(_ storage: MSALCacheStatus.Storage, fileIsPlaintext: Bool) -> String {
+        switch storage {
+        case .plaintextFile: "plaintext file"
+        case .encryptedFileWithKeyStore:
+            fileIsPlaintext
+                ? "plaintext file until its next change, then encrypted with the key store in use below"
+                : "encrypted file, its key in the key store in use below"
+        case .encryptedFileWithKey: "encrypted file"
+        case .memory: "memory"
+        case .customStorage: "custom storage"
+        }
     }
 
     /// The proxy variables libcurl reads, as set.

@@ -84,16 +84,22 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertEqual(stores.first?["available"] as? Bool, false, "no $CREDENTIALS_DIRECTORY: not a service")
         XCTAssertTrue((report["advice"] as? String ?? "").contains("plaintext"), "\(report["advice"] ?? "")")
 
-        // With the credential provisioned, the advice names it.
+        // With the credential provisioned, it is the key store the tool uses (CacheBackendDecision).
         let credentials = environment.directory.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
         try Data(repeating: 7, count: 32).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
         let provisioned = try doctorJSON(extra: ["CREDENTIALS_DIRECTORY": credentials.path]).report
-        XCTAssertEqual((provisioned["key_stores"] as? [[String: Any]])?.first?["available"] as? Bool, true)
-        XCTAssertTrue(
-            (provisioned["advice"] as? String ?? "").contains("systemd credential msal-cache-key"),
-            "\(provisioned["advice"] ?? "")")
+        let used = try XCTUnwrap((provisioned["key_stores"] as? [[String: Any]])?.first)
+        XCTAssertEqual(used["available"] as? Bool, true)
+        XCTAssertEqual(used["active"] as? Bool, true)
+        XCTAssertNil(provisioned["advice"] as? String)
+        XCTAssertEqual(
+            (provisioned["cache"] as? [String: Any])?["storage"] as? String,
+            "plaintext file until its next change, then encrypted with the key store in use below")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile)), before, "doctor changed nothing")
         XCTAssertTrue(FileManager.default.fileExists(atPath: environment.cacheFile), "the probe left the cache alone")
     }
 
