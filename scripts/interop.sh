@@ -53,6 +53,11 @@ make_venv() {
 }
 
 make_venv "$venv" "$python" "import msal, msal_extensions, portalocker"
+# Debian's python3-venv, python3-gi and gir1.2-secret-1 (CI runs this before scripts/test.sh,
+# which installs them too; install-deps.sh installs only what is missing).
+if ! /usr/bin/python3 -c "import venv, ensurepip, gi" 2>/dev/null; then
+    scripts/install-deps.sh
+fi
 make_venv "$system_venv" /usr/bin/python3 "import msal, msal_extensions, portalocker, gi" --system-site-packages
 
 if [ "$setup_only" -eq 1 ]; then

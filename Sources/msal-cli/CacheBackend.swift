@@ -146,6 +146,22 @@ enum CacheBackendSelection {
     /// The first bytes of an encrypted cache file (Docs/TokenCache.md, "Encryption").
     static let encryptedHeader = Array("MSALCACHE".utf8) + [0]
 
+    /// The file type at `path` (not following a last symbolic link), `nil` when nothing is there.
+    static func kind(of path: String) -> FileAttributeType? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+    }
+
+    /// The first bytes of the regular file at `path` (through a symbolic link), `nil` when there is
+    /// none. Anything else (a FIFO, a device) is never opened: opening a FIFO waits for a writer.
+    static func head(of path: String) -> Data? {
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard kind(of: resolved) == .typeRegular, let handle = FileHandle(forReadingAtPath: resolved) else {
+            return nil
+        }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: encryptedHeader.count)) ?? Data()
+    }
+
     /// Chooses the backend for `config`'s cache file and sets its key store; returns what to do
     /// once the application was created (print the notice; remember the choice at the end).
     static func apply(
@@ -166,10 +182,7 @@ enum CacheBackendSelection {
                     (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? "\(error)")
             }
         }
-        let head = (try? FileHandle(forReadingFrom: url)).flatMap { handle in
-            defer { try? handle.close() }
-            return try? handle.read(upToCount: encryptedHeader.count)
-        }
+        let head = head(of: url.path)
         let document = DefaultAccount.read(defaultsFile)
         let decision = CacheBackendDecision.decide(
             .init(
@@ -186,7 +199,9 @@ enum CacheBackendSelection {
                 // Remembered when the command ends, and only beside a cache folder that exists:
                 // a command that only reads creates nothing on disk.
                 CacheNotices.atEnd {
-                    guard FileManager.default.fileExists(atPath: defaultsFile.deletingLastPathComponent().path)
+                    // Nor beside a cache path that is no file (a device, a FIFO: the command failed).
+                    guard FileManager.default.fileExists(atPath: defaultsFile.deletingLastPathComponent().path),
+                        kind(of: url.path) == nil || kind(of: url.path) == .typeRegular
                     else { return }
                     var updated = DefaultAccount.read(defaultsFile)
                     guard updated.cacheBackend != backend.rawValue || decision.isPlaintextWarning else { return }

@@ -171,9 +171,7 @@ enum DoctorCommand {
 
     /// Whether the file at `path` exists and is not encrypted.
     static func isPlaintext(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = (try? handle.read(upToCount: CacheBackendSelection.encryptedHeader.count)) ?? Data()
+        guard let head = CacheBackendSelection.head(of: path) else { return false }
         return Array(head) != CacheBackendSelection.encryptedHeader
     }
 
@@ -247,10 +245,15 @@ enum CacheLockState {
 
     static func extensionsLock(ofCache path: String) -> DoctorCommand.Report.Lock {
         let lockPath = path + ".lockfile"
-        guard let data = FileManager.default.contents(atPath: lockPath) else {
-            return .init(path: lockPath, state: "absent")
-        }
-        let text = String(decoding: data.prefix(64), as: UTF8.self)
+        guard CacheBackendSelection.kind(of: lockPath) != nil else { return .init(path: lockPath, state: "absent") }
+        // Read only from a regular file, and only its start (a FIFO there would block).
+        let data =
+            CacheBackendSelection.kind(of: lockPath) == .typeRegular
+            ? FileHandle(forReadingAtPath: lockPath).flatMap { handle in
+                defer { try? handle.close() }
+                return try? handle.read(upToCount: 64)
+            } : nil
+        let text = String(decoding: data ?? Data(), as: UTF8.self)
         guard let pid = text.split(separator: " ").first.flatMap({ Int($0) }) else {
             return .init(path: lockPath, state: "held", pid: nil, process: nil)
         }
