@@ -113,6 +113,40 @@ final class SignalledCacheStorageTests: XCTestCase {
         XCTAssertNil(TokenCache(settings: CacheSettings(location: .memory)).coordinationPath)
     }
 
+    func testAnApplicationOnASignalledStorageHoldsTheCrossProcessRefreshLock() async throws {
+        let signal = signalPath()
+        try FileManager.default.createDirectory(
+            atPath: (signal as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let configuration = MSALPublicClientApplicationConfig(clientId: CacheFixtures.clientId)
+        configuration.cacheConfig.customStorage = SignalledMemoryStorage(signalFilePath: signal)
+        let application = try MSALPublicClientApplication(configuration: configuration)
+        let key = "refresh-of-one-token"
+        let busyWhileHeld = try await application.context.withRefreshLock(key) { () async throws -> Bool in
+            try !Self.isFreeForAnotherProcess(signal + ".refresh.lock", offset: RefreshLock.offset(for: key))
+        }
+        XCTAssertTrue(busyWhileHeld, "another process refreshing the same token waits for this one")
+        XCTAssertTrue(try Self.isFreeForAnotherProcess(signal + ".refresh.lock", offset: RefreshLock.offset(for: key)))
+    }
+
+    /// Whether another process (Python's `lockf`) can take the byte `offset` of `path` now.
+    private static func isFreeForAnotherProcess(_ path: String, offset: Int) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c",
+            "import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR)\ntry:\n"
+                + "    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, int(sys.argv[2]))\n    print('free')\n"
+                + "except OSError:\n    print('busy')\n",
+            path, String(offset),
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.trimmingCharacters(in: .whitespacesAndNewlines) == "free"
+    }
+
     func testTheSchemaNameIsMSALExtensionsDefault() {
         // hashlib.sha256("/home/me/.cache/token_cache.bin".encode("utf-8")).hexdigest()
         XCTAssertEqual(
