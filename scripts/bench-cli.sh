@@ -7,11 +7,14 @@
 # a token request. `msal --version` (start and exit) and `curl --version` (a process that loads the
 # system's libcurl and its libraries, as msal does) are the floors. With `perf` installed it also
 # prints each command's CPU time, which a busy machine disturbs far less than wall time.
-# Docs/Performance.md records the figures.
+# With BENCH_CLI_AZ it also runs Azure CLI's `az account get-access-token` on the same cache file
+# (the emulator registers Azure CLI's client id; az reaches it through a loopback CONNECT proxy,
+# scripts/bench/connect-proxy.py, and trusts only its CA). Docs/Performance.md records the figures.
 #
 #   scripts/bench-cli.sh              # builds the portable msal (scripts/install-cli.sh) first
 #   scripts/bench-cli.sh PATH/msal    # measures that binary
 #   BENCH_CLI_OTHER=OLD/msal scripts/bench-cli.sh PATH/msal   # and another build beside it
+#   BENCH_CLI_AZ=VENV/bin/az scripts/bench-cli.sh PATH/msal   # and Azure CLI (pip install azure-cli)
 #
 # Needs hyperfine (Debian: apt-get install hyperfine) and MSAL for Python
 # (scripts/interop.sh --setup-only, from PyPI).
@@ -22,8 +25,10 @@ runs="${BENCH_CLI_RUNS:-20}"
 command -v hyperfine >/dev/null || { echo "bench-cli.sh: needs hyperfine (apt-get install hyperfine)" >&2; exit 1; }
 work="$(mktemp -d)"
 emulator_pid=""
+proxy_pid=""
 cleanup() {
     if [ -n "$emulator_pid" ]; then kill -TERM "$emulator_pid" 2>/dev/null || true; wait "$emulator_pid" 2>/dev/null || true; fi
+    if [ -n "$proxy_pid" ]; then kill -TERM "$proxy_pid" 2>/dev/null || true; wait "$proxy_pid" 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -37,14 +42,20 @@ fi
 scripts/interop.sh --setup-only >&2
 python="$PWD/.build-interop/venv/bin/python"
 
-"$msal" emulator --approve-device-codes >"$work/emulator.txt" 2>&1 &
+# The app is registered under Azure CLI's client id, so that az can use the same cache file.
+azure_cli_client=04b07795-8ddb-461a-bbee-02f9e1bf7b46
+arm_scope="https://management.core.windows.net//.default"
+"$msal" emulator --approve-device-codes --client-id "$azure_cli_client" --scopes "User.Read $arm_scope" \
+    >"$work/emulator.txt" 2>&1 &
 emulator_pid=$!
 for _ in $(seq 100); do grep -q "Press Ctrl-C" "$work/emulator.txt" && break; sleep 0.1; done
 eval "$(sed -n 's/^ *export \(MSAL_CLIENT_ID\|MSAL_CA_FILE\|MSAL_CONNECT_TO\)=/export \1=/p' "$work/emulator.txt")"
-export MSAL_CACHE="$work/msal_cache.json"
+mkdir -p "$work/azure"
+export MSAL_CACHE="$work/azure/msal_token_cache.json"   # where Azure CLI keeps its cache on Linux
 export REQUESTS_CA_BUNDLE="$MSAL_CA_FILE"   # MSAL Python's requests trust the emulator's CA only
 "$msal" login --device-code --scopes User.Read -o none 2>/dev/null
 IFS=$'\t' read -r _ _ _ tenant _ < <("$msal" token --scopes User.Read -o tsv)
+username="$("$msal" accounts -o tsv | cut -f1)"
 
 # MSAL Python looks the access token up under the authority's tenant: give it the home tenant,
 # which `msal token` reaches from `common` the same way (the account's home tenant).
@@ -57,11 +68,32 @@ PY
 # BENCH_CLI_OTHER=PATH/msal measures another build beside (an older commit, a dynamic build).
 other=()
 if [ -n "${BENCH_CLI_OTHER:-}" ]; then other=(-n "other msal token" "$BENCH_CLI_OTHER token --scopes User.Read"); fi
+
+# BENCH_CLI_AZ=PATH/az: Azure CLI signed in as the same user, from the same cache file (its
+# subscription list, azureProfile.json, written here), for Azure Resource Manager's scope.
+azure=()
+if [ -n "${BENCH_CLI_AZ:-}" ]; then
+    emulator_port="$(sed -n 's|.*listening on https://127.0.0.1:\([0-9]*\).*|\1|p' "$work/emulator.txt")"
+    python3 scripts/bench/connect-proxy.py "$emulator_port" >"$work/proxy.txt" &
+    proxy_pid=$!
+    for _ in $(seq 50); do [ -s "$work/proxy.txt" ] && break; sleep 0.1; done
+    "$msal" token --scopes "$arm_scope" >/dev/null   # a refresh-token grant: ARM's token cached too
+    cat >"$work/azure/azureProfile.json" <<JSON
+{"installationId": "00000000-0000-4000-8000-000000000001", "subscriptions": [{"id": "00000000-0000-4000-8000-0000000000aa", "name": "bench", "state": "Enabled", "user": {"name": "$username", "type": "user"}, "isDefault": true, "tenantId": "$tenant", "environmentName": "AzureCloud", "homeTenantId": "$tenant", "managedByTenants": []}]}
+JSON
+    az_command=(env AZURE_CONFIG_DIR="$work/azure" HTTPS_PROXY="http://127.0.0.1:$(cat "$work/proxy.txt")"
+        REQUESTS_CA_BUNDLE="$MSAL_CA_FILE" AZURE_CORE_COLLECT_TELEMETRY=no AZURE_CORE_SURVEY_MESSAGE=no
+        "$BENCH_CLI_AZ" account get-access-token)
+    [ "$("${az_command[@]}" --query accessToken -o tsv)" = "$("$msal" token --scopes "$arm_scope")" ] \
+        || { echo "bench-cli.sh: az and msal print different tokens for $arm_scope" >&2; exit 1; }
+    azure=(-n "az account get-access-token" "${az_command[*]}"
+        -n "msal token (ARM scope)" "$msal token --scopes $arm_scope")
+fi
 hyperfine -N --warmup 3 --runs "$runs" --export-json "$work/result.json" \
     -n "msal token" "$msal token --scopes User.Read" "${other[@]}" \
     -n "msal --version" "$msal --version" \
     -n "curl --version" "curl --version" \
-    -n "MSAL for Python" "$python -c '$python_code'" >&2
+    -n "MSAL for Python" "$python -c '$python_code'" "${azure[@]}" >&2
 python3 - "$work/result.json" "$runs" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))["results"]
@@ -81,5 +113,6 @@ if command -v perf >/dev/null; then
     cpu "msal --version" "$msal" --version
     cpu "curl --version" curl --version
     cpu "MSAL for Python" "$python" -c "$python_code"
+    if [ -n "${BENCH_CLI_AZ:-}" ]; then cpu "az account get-access-token" "${az_command[@]}"; fi
 fi
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -25,7 +25,11 @@ enum ErrorReport {
         add("declined scopes", info.declinedScopes?.joined(separator: " "))
         add("curl", error.userInfo[MSALCurlErrorMessageKey] as? String)
         add("correlation id", info.correlationId?.uuidString.lowercased())
-        add("hint", hint(ExitCode(for: error)))
+        if error.domain == NSURLErrorDomain && error.code == URLError.Code.dataLengthExceedsMaximum.rawValue {
+            add("hint", "the server's answer is larger than the limit; `msal rest` takes --max-response-size BYTES")
+        } else {
+            add("hint", hint(ExitCode(for: error)))
+        }
         return lines
     }
 

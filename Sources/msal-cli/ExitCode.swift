@@ -22,6 +22,9 @@ enum ExitCode: Int32, CaseIterable {
     /// Throttled: the service answered 429, or the client-side throttling cache refused to repeat a
     /// request that was just throttled (`MSALThrottlingCacheHitKey`). Wait, then retry.
     case throttled = 7
+    /// `msal rest`: the API answered with a status other than 2xx (and other than 429); the body
+    /// is still printed, as `curl --fail-with-body` does.
+    case httpError = 8
     /// `--timeout` expired before the command finished: 124, as `timeout(1)` exits.
     case timedOut = 124
     /// Interrupted with Ctrl-C (SIGINT): 128 + 2, the shell convention.

@@ -154,7 +154,7 @@ enum TokenCommand {
 
     /// Parameters for the named account, else the only or default one. An unknown name is passed
     /// as the login hint, so the library reports it (-50002, exit 3) with a correlation id.
-    private static func silentParameters(
+    static func silentParameters(
         _ application: MSALPublicClientApplication, options: ApplicationOptions, scopes: [String], account name: String?
     ) throws -> MSALSilentTokenParameters {
         if let name {

@@ -7,7 +7,7 @@ enum Tool {
 
     static let commands: [ToolCommand] = [
         LoginCommand.command, TokenCommand.command, AccountsCommand.command, LogoutCommand.command,
-        EmulatorCommand.command, DemoCommand.command, DoctorCommand.command,
+        RestCommand.command, EmulatorCommand.command, DemoCommand.command, DoctorCommand.command,
     ]
 
     /// Options every command that the tool can cancel accepts (see ``ToolCommand/cancelsOnInterrupt``).
@@ -52,8 +52,8 @@ enum Tool {
             Results go to standard output; messages, prompts and progress to standard error.
             `msal help <command>` (or `msal <command> --help`) describes a command; `msal --version`
             prints the version. Exit codes: 0 ok, 1 failure, 2 usage, 3 interaction required,
-            4 network, 5 cancelled, 6 declined scopes, 7 throttled, 124 timed out, 130 interrupted,
-            143 terminated (see Docs/CLI.md).
+            4 network, 5 cancelled, 6 declined scopes, 7 throttled, 8 HTTP error status (msal rest),
+            124 timed out, 130 interrupted, 143 terminated (see Docs/CLI.md).
             """
     }
 
@@ -83,7 +83,7 @@ enum Tool {
         }
         let timeout: Double?
         do {
-            _ = try parsed.rejectingPositional()
+            if !command.acceptsArguments { _ = try parsed.rejectingPositional() }
             timeout = try parsed.seconds("timeout")
         } catch {
             return usageError(error)

@@ -10,6 +10,8 @@ struct ToolCommand: Sendable {
     let specification: CommandLineArguments.Specification
     /// Whether Ctrl-C cancels it through the tool (`false`: the command handles signals itself).
     var cancelsOnInterrupt = true
+    /// Whether it takes arguments other than options (`msal rest URL`); others refuse any.
+    var acceptsArguments = false
     /// Runs it. Errors the library reported are thrown as they are; ``CommandFailure`` for others.
     let run: @Sendable (CommandLineArguments, [String: String]) async throws -> ExitCode
 }

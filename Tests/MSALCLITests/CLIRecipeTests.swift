@@ -64,7 +64,8 @@ final class CLIRecipeTests: XCTestCase {
 
     func testEveryRecipeRunsAsWritten() throws {
         let recipes = try Self.recipes()
-        XCTAssertEqual(Set(recipes.keys), ["exit-codes", "device-code", "tsv"], "each recipe has its checks here")
+        XCTAssertEqual(
+            Set(recipes.keys), ["exit-codes", "device-code", "tsv", "rest"], "each recipe has its checks here")
         let browser = try environment.browserScript()
 
         // Exit code 3 on the first run: the recipe signs in (browser), then gets the token.
@@ -106,5 +107,28 @@ final class CLIRecipeTests: XCTestCase {
         XCTAssertEqual(tsv.status, 0, tsv.error)
         XCTAssertTrue(
             tsv.output.hasPrefix("Bearer token for tenant \(EmulatorTenant.contoso.id), valid until 20"), tsv.output)
+    }
+
+    func testRestRecipe() throws {
+        let recipe = try XCTUnwrap(try Self.recipes()["rest"])
+        let resource = try EmulatedProtectedResource(emulator: environment.emulator, hostNames: ["graph.microsoft.com"])
+        defer { resource.stop() }
+        let routes = [
+            "MSAL_CONNECT_TO": (environment.emulator.connectTo + resource.connectTo).joined(separator: ","),
+            "BROWSER": try environment.browserScript(),
+        ]
+        // Signs in first (no account yet), then calls Microsoft Graph.
+        let first = try run(recipe, extra: routes)
+        XCTAssertEqual(first.status, 0, first.error)
+        XCTAssertEqual(first.output, "Microsoft Graph knows you as \(EmulatorUser.alice.username)\n", first.error)
+        XCTAssertEqual(environment.emulator.signIns.count, 1)
+        XCTAssertEqual(resource.acceptedRequests, 1)
+
+        // The API refuses every token: the recipe's exit code 8 branch.
+        resource.requireTokens(issuedAtOrAfter: environment.emulator.now.addingTimeInterval(86_400))
+        let refused = try run(recipe, extra: routes)
+        XCTAssertEqual(refused.status, 1, refused.error)
+        XCTAssertTrue(refused.error.contains("Microsoft Graph refused the call: {"), refused.error)
+        XCTAssertEqual(environment.emulator.signIns.count, 1, "no second sign-in")
     }
 }

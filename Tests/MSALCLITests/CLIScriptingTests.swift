@@ -64,6 +64,31 @@ final class CLIScriptingTests: XCTestCase {
         XCTAssertEqual(try environment.run(["accounts"]).output, "", "nobody signed in")
     }
 
+    /// A cached token needs no network, so `msal token` does not load libcurl at all: with a broken
+    /// `libcurl.so.4` first on the library path it still prints the token, and a command that must
+    /// reach the server fails with a message naming libcurl instead of the process not starting.
+    func testACachedTokenNeedsNoLibcurl() throws {
+        XCTAssertEqual(try environment.deviceCodeLogin(as: EmulatorUser.bob.username).status, 0)
+        let cached = try environment.run(["token", "--scopes", "User.Read"])
+        XCTAssertEqual(cached.status, 0, cached.errorOutput)
+        let folder = environment.directory.appendingPathComponent("broken-libcurl")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("not a shared library\n".utf8).write(to: folder.appendingPathComponent("libcurl.so.4"))
+        let broken = ["LD_LIBRARY_PATH": folder.path]
+
+        let again = try environment.run(["token", "--scopes", "User.Read"], extra: broken)
+        XCTAssertEqual(again.status, 0, again.errorOutput)
+        XCTAssertEqual(again.output, cached.output)
+
+        let refreshes = environment.emulator.tokenRequestCount(grantType: .refreshToken)
+        let network = try environment.run(["token", "--scopes", "User.Read", "--force-refresh"], extra: broken)
+        XCTAssertEqual(network.status, 1, network.errorOutput)
+        XCTAssertEqual(network.output, "")
+        XCTAssertTrue(network.errorOutput.contains("libcurl.so.4 could not be loaded"), network.errorOutput)
+        XCTAssertEqual(environment.emulator.tokenRequestCount(grantType: .refreshToken), refreshes)
+        XCTAssertEqual(try environment.run(["token", "--scopes", "User.Read"]).output, cached.output, "cache intact")
+    }
+
     /// On a terminal the device code wait shows a spinner; with `TERM=dumb` (or no terminal, as in
     /// every other test) a plain line instead.
     func testNoAnimationWithDumbTerminal() throws {

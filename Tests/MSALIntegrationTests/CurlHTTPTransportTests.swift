@@ -32,7 +32,7 @@ final class CurlHTTPTransportTests: XCTestCase {
         retries: Int = 1,
         maximumBodySize: Int? = nil
     ) throws -> CurlHTTPTransport {
-        try CurlHTTPTransport(
+        CurlHTTPTransport(
             configuration: .init(
                 caFile: caFile ?? authority.certificateFile,
                 retryPolicy: RetryPolicy(retryCount: retries, retryInterval: 0.01),
@@ -129,7 +129,7 @@ final class CurlHTTPTransportTests: XCTestCase {
             return Self.ok
         }
         defer { server.stop() }
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(
                 caFile: authority.certificateFile,
                 connectTo: ["login.microsoftonline.com:443:127.0.0.1:\(server.port)"],
@@ -291,7 +291,7 @@ final class CurlHTTPTransportTests: XCTestCase {
     func testSystemTrustStoreRejectsThrowawayAuthority() async throws {
         let server = try makeServer { _ in Self.ok }
         defer { server.stop() }
-        let transport = try CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 0)))
+        let transport = CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 0)))
         let code = await failureCode(transport, HTTPRequest(url: url(server, "x")))
         XCTAssertEqual(code, URLError.Code.serverCertificateUntrusted.rawValue)
     }

@@ -56,4 +56,23 @@ enum CallingAPIsSample {
         let result = try await application.acquireTokenSilent(with: parameters)
         return result
     }
+
+    /// "Sending the call through the library".
+    static func callThroughTheLibrary(
+        application: MSALPublicClientApplication, token: MSALResult, scopes: [String], account: MSALAccount
+    ) async throws -> MSALProtectedResourceResponse {
+        var token = token
+        var request = MSALProtectedResourceRequest(url: URL(string: "https://graph.microsoft.com/v1.0/me")!)
+        request.maximumResponseBodySize = 16 << 20  // default: MSALHTTPConfig.maximumResponseBodySize (1 MiB)
+        var response = try await application.callProtectedResource(
+            request, authorizationHeader: token.authorizationHeader)
+        if response.statusCode == 401, let challenge = response.challenge, challenge.isClaimsChallenge {
+            token = try await application.acquireToken(
+                forChallenge: challenge, with: MSALSilentTokenParameters(scopes: scopes, account: account))
+            response = try await application.callProtectedResource(
+                request, authorizationHeader: token.authorizationHeader)
+        }
+        _ = (response.statusCode, response.headers, response.headerValues("Content-Type"), response.body)
+        return response
+    }
 }

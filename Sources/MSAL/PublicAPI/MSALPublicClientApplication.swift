@@ -47,7 +47,7 @@ public final class MSALPublicClientApplication: Sendable {
                     + "Generate 32 random bytes once and keep them in your secret store.")
         }
         try values.cacheConfig.resolveStoreKey()
-        let transport = try CurlHTTPTransport(configuration: ApplicationContext.transportConfiguration(for: values))
+        let transport = CurlHTTPTransport(configuration: ApplicationContext.transportConfiguration(for: values))
         self.configuration = copy
         let systemNow: @Sendable () -> Date = { Date() }
         let clockNow: @Sendable () -> Date = now ?? values.clock?.now ?? systemNow

@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// What the library reports about itself and its platform in request headers.
 package enum LibraryInfo {
@@ -10,13 +11,7 @@ package enum LibraryInfo {
     static let sku = "MSAL.Linux.Swift"
 
     /// The kernel release (`uname -r`), sent as `x-client-OS`.
-    static let operatingSystem: String = {
-        var info = utsname()
-        guard uname(&info) == 0 else { return "Linux" }
-        return withUnsafeBytes(of: &info.release) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
-    }()
+    static let operatingSystem: String = SystemInfo.kernelRelease ?? "Linux"
 
     /// The pointer width, sent as `x-client-CPU` ("64" or "32").
     static let cpu = MemoryLayout<Int>.size == 8 ? "64" : "32"

@@ -92,7 +92,9 @@ enum CurlErrorMapping {
         case .dataLengthExceedsMaximum:
             description =
                 "The response from \(failingURL) was refused: \(error.message)."
-                + (error.exceededLimit?.isBody == true ? " The limit is MSALHTTPConfig.maximumResponseBodySize." : "")
+                + (error.exceededLimit?.isBody == true
+                    ? " The limit is MSALHTTPConfig.maximumResponseBodySize (for a call to a protected resource, "
+                        + "MSALProtectedResourceRequest.maximumResponseBodySize)." : "")
         default:
             description = "The request to \(failingURL) failed: \(error.message)."
         }

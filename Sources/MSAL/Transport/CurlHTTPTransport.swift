@@ -57,19 +57,30 @@ final class CurlHTTPTransport: HTTPTransport {
 
     let configuration: Configuration
     private let plainHTTPPolicy: PlainHTTPPolicy
-    private let client: CurlClient
+    /// The libcurl client, made by the first request: an application that finds every token in
+    /// its cache never loads libcurl nor starts the client's thread.
+    private let client = Locked<CurlClient?>(nil)
 
-    /// - Throws: an `MSALErrorDomain` error when libcurl cannot be initialised.
-    init(configuration: Configuration = Configuration()) throws {
+    init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         plainHTTPPolicy = PlainHTTPPolicy(allowedOrigins: configuration.plainHTTPOrigins)
-        do {
-            client = try CurlClient()
-        } catch {
-            throw MSALErrors.make(
-                .internalErrorUnexpected,
-                "libcurl could not be initialised (\(error.description)). Check that libcurl is installed."
-            )
+    }
+
+    /// The client, made on first use.
+    /// - Throws: an `MSALErrorDomain` error when libcurl cannot be loaded or initialised.
+    private func curlClient() throws -> CurlClient {
+        try client.withLock { client in
+            if let client { return client }
+            do {
+                let made = try CurlClient()
+                client = made
+                return made
+            } catch {
+                throw MSALErrors.make(
+                    .internalErrorUnexpected,
+                    "libcurl could not be initialised (\(String(describing: error))). Check that libcurl is installed."
+                )
+            }
         }
     }
 
@@ -81,8 +92,12 @@ final class CurlHTTPTransport: HTTPTransport {
                 correlationId: request.correlationId)
             throw refusal
         }
-        let policy = configuration.retryPolicy ?? RetryPolicy(configuration.httpConfig ?? MSALGlobalConfig.httpConfig)
+        let policy =
+            request.retries
+            ? configuration.retryPolicy ?? RetryPolicy(configuration.httpConfig ?? MSALGlobalConfig.httpConfig)
+            : RetryPolicy(retryCount: 0)
         let curlRequest = makeCurlRequest(request)
+        let client = try curlClient()
         var target: String { "\(request.method.rawValue) \(request.url.host ?? "")" }
         var retries = 0
         while true {
@@ -147,7 +162,9 @@ final class CurlHTTPTransport: HTTPTransport {
     private func makeCurlRequest(_ request: HTTPRequest) -> CurlRequest {
         let httpConfig = configuration.httpConfig ?? MSALGlobalConfig.httpConfig
         let timeout = configuration.timeout ?? httpConfig.timeoutIntervalForRequest
-        let maximumBodySize = configuration.maximumResponseBodySize ?? httpConfig.maximumResponseBodySize
+        let maximumBodySize =
+            request.maximumResponseBodySize ?? configuration.maximumResponseBodySize
+            ?? httpConfig.maximumResponseBodySize
         // The correlation header goes last: it is the one that changes with every request, and
         // the curl handle keeps the header nodes before the first that changed.
         var headers = LibraryInfo.clientHeaders

@@ -6,6 +6,9 @@ struct HTTPRequest: Sendable {
     enum Method: String, Sendable {
         case get = "GET"
         case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
+        case delete = "DELETE"
     }
 
     var method: Method
@@ -16,6 +19,15 @@ struct HTTPRequest: Sendable {
     var body: [UInt8]?
     /// Sent as `client-request-id` and attached to every log message of the request.
     var correlationId: UUID
+    /// The largest response body accepted for this request; `nil` follows the transport's setting.
+    var maximumResponseBodySize: Int?
+    /// Whether the transport's retry policy applies; `false` sends the request exactly once (a
+    /// call to a protected resource, which may not be idempotent).
+    var retries = true
+    /// A plain-HTTP loopback origin this request may carry a credential to, besides the
+    /// transport's own (``PlainHTTPPolicy``): set only by a caller that checked the origin is
+    /// loopback and that the app asked for it explicitly.
+    var plainHTTPOrigin: HTTPOrigin?
 
     init(
         method: Method = .get,

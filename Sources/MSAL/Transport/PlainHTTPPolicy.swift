@@ -59,7 +59,8 @@ struct PlainHTTPPolicy: Sendable {
         guard Self.carriesCredential(request) else { return .send }
         guard let origin = HTTPOrigin(request.url) else { return .refuse }
         if origin.scheme == "https" { return .send }
-        return origin.scheme == "http" && allowedOrigins.contains(origin) ? .send : .refuse
+        guard origin.scheme == "http" else { return .refuse }
+        return allowedOrigins.contains(origin) || origin == request.plainHTTPOrigin ? .send : .refuse
     }
 
     /// Whether `request` carries something a listener must not read: a body (every token,

@@ -21,7 +21,7 @@ package enum ServerClock {
 
     /// `GET url` (any status will do) and its `Date` header.
     package static func read(_ url: URL, caFile: String?, connectTo: [String]) async throws -> Reading {
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(caFile: caFile, connectTo: connectTo, retryPolicy: RetryPolicy(retryCount: 0)))
         let sent = Date()
         let response = try await transport.send(HTTPRequest(method: .get, url: url))

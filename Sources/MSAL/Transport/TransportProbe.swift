@@ -7,7 +7,7 @@ package struct TransportProbe: Sendable {
 
     /// A transport trusting `caFile`, with retries off so timings are of one attempt.
     package init(caFile: String?) throws {
-        transport = try CurlHTTPTransport(
+        transport = CurlHTTPTransport(
             configuration: .init(caFile: caFile, retryPolicy: RetryPolicy(retryCount: 0))
         )
     }

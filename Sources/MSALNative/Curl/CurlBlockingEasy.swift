@@ -20,7 +20,7 @@ package final class CurlBlockingEasy {
     /// Performs the request once, blocking, and returns the whole response.
     package func performReturningResponse() throws(CurlError) -> CurlResponse {
         easy.clearResponse()
-        let code = curl_easy_perform(easy.handle)
+        let code = cmsal_easy_perform(easy.handle)
         guard code == CURLE_OK else { throw easy.error(code: code) }
         return easy.response()
     }

@@ -225,8 +225,8 @@ private final class CurlMultiLoop: @unchecked Sendable {
     private var driverOutcome: (id: UInt64, outcome: TransferSlot.Outcome)?
 
     init(limits: CurlClient.Limits) throws(NativeError) {
-        CurlGlobal.initializeOnce()
-        guard let multi = curl_multi_init() else {
+        try CurlGlobal.initializeOnce()
+        guard let multi = cmsal_multi_init() else {
             throw NativeError(function: "curl_multi_init", reason: "out of memory")
         }
         self.multi = multi
@@ -272,7 +272,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
             start(submission)
             return (submission.id, .driveHere)
         case .queued(let signalLoop):
-            if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
+            if signalLoop { wake.signal() } else { cmsal_multi_wakeup(multi) }
             return (submission.id, .queued(submission.slot!))
         }
     }
@@ -282,7 +282,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
             state.cancellations.append(id)
             return state.unparkLoop()
         }
-        if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
+        if signalLoop { wake.signal() } else { cmsal_multi_wakeup(multi) }
     }
 
     func shutdown() {
@@ -291,9 +291,9 @@ private final class CurlMultiLoop: @unchecked Sendable {
             return (state.stopping, state.unparkLoop())
         }
         guard !alreadyStopping else { return }
-        if signalLoop { wake.signal() } else { curl_multi_wakeup(multi) }
+        if signalLoop { wake.signal() } else { cmsal_multi_wakeup(multi) }
         done.wait()
-        curl_multi_cleanup(multi)
+        cmsal_multi_cleanup(multi)
     }
 
     // MARK: Caller as driver
@@ -305,14 +305,14 @@ private final class CurlMultiLoop: @unchecked Sendable {
         let deadline = DispatchTime.now().uptimeNanoseconds + callerBudgetNanoseconds
         var stillRunning: Int32 = 0
         while transfersByID[id] != nil {
-            curl_multi_perform(multi, &stillRunning)
+            cmsal_multi_perform(multi, &stillRunning)
             collectFinishedTransfers()
             guard transfersByID[id] != nil else { break }
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= deadline || Task.isCancelled || inbox.withLock({ $0.hasWork }) { break }
             // At most one slice a poll, so a cancellation is seen that soon even with a long budget.
             let remainingMilliseconds = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
-            curl_multi_poll(multi, nil, 0, min(Self.pollSliceMilliseconds, max(1, remainingMilliseconds)), nil)
+            cmsal_multi_poll(multi, min(Self.pollSliceMilliseconds, max(1, remainingMilliseconds)))
         }
         // Finished, or handed over: a transfer still in flight stays in the multi handle, gets a
         // slot for its outcome, and the loop thread carries on with it.
@@ -373,10 +373,10 @@ private final class CurlMultiLoop: @unchecked Sendable {
                 done.signal()
                 return
             }
-            curl_multi_perform(multi, &stillRunning)
+            cmsal_multi_perform(multi, &stillRunning)
             collectFinishedTransfers()
             if !transfersByID.isEmpty {
-                curl_multi_poll(multi, nil, 0, 1000, nil)
+                cmsal_multi_poll(multi, 1000)
             }
         }
     }
@@ -403,12 +403,12 @@ private final class CurlMultiLoop: @unchecked Sendable {
         let easy = transfer.easy
         transfersByID[submission.id] = transfer
         transfersByHandle[easy.handle] = transfer
-        curl_multi_add_handle(multi, easy.handle)
+        cmsal_multi_add_handle(multi, easy.handle)
     }
 
     private func collectFinishedTransfers() {
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = cmsal_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
                 let transfer = transfersByHandle[handle]
             else { continue }
@@ -422,7 +422,7 @@ private final class CurlMultiLoop: @unchecked Sendable {
     private func finish(id: UInt64, with result: Result<CurlResponse, CurlError>) {
         guard let transfer = transfersByID.removeValue(forKey: id) else { return }
         transfersByHandle[transfer.easy.handle] = nil
-        curl_multi_remove_handle(multi, transfer.easy.handle)
+        cmsal_multi_remove_handle(multi, transfer.easy.handle)
         inbox.withLock { $0.inFlight -= 1 }
         transfer.easy.responseBody = []
         let slot = transfer.slot

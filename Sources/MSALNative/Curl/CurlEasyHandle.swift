@@ -63,8 +63,8 @@ final class CurlEasyHandle {
     }
 
     init() throws(NativeError) {
-        CurlGlobal.initializeOnce()
-        guard let handle = curl_easy_init() else {
+        try CurlGlobal.initializeOnce()
+        guard let handle = cmsal_easy_init() else {
             throw NativeError(function: "curl_easy_init", reason: "out of memory")
         }
         self.handle = handle
@@ -74,21 +74,21 @@ final class CurlEasyHandle {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        if let headerList { curl_slist_free_all(headerList) }
-        if let connectToList { curl_slist_free_all(connectToList) }
+        cmsal_easy_cleanup(handle)
+        if let headerList { cmsal_slist_free_all(headerList) }
+        if let connectToList { cmsal_slist_free_all(connectToList) }
         errorBuffer.deallocate()
         bodyBuffer.deallocate()
     }
 
     /// Resets the handle for a new transfer, keeping its connection and DNS caches.
     func reset() {
-        curl_easy_reset(handle)
-        if let headerList { curl_slist_free_all(headerList) }
+        cmsal_easy_reset(handle)
+        if let headerList { cmsal_slist_free_all(headerList) }
         headerList = nil
         headersInList = []
         lastURL = nil
-        if let connectToList { curl_slist_free_all(connectToList) }
+        if let connectToList { cmsal_slist_free_all(connectToList) }
         connectToList = nil
         errorBuffer[0] = 0
         responseBody = []
@@ -147,7 +147,7 @@ final class CurlEasyHandle {
     private func updateHeaderList(to headers: [(name: String, value: String)]) throws(NativeError) {
         guard let head = headerList else {
             // An empty `Expect:` stops curl from waiting for `100 Continue` before larger bodies.
-            headerList = curl_slist_append(nil, "Expect:")
+            headerList = cmsal_slist_append(nil, "Expect:")
             headersInList = []
             guard headerList != nil else { throw NativeError(function: "curl_slist_append", reason: "out of memory") }
             return try updateHeaderList(to: headers)
@@ -164,7 +164,7 @@ final class CurlEasyHandle {
         }
         if let tail = last.pointee.next {
             last.pointee.next = nil
-            curl_slist_free_all(tail)
+            cmsal_slist_free_all(tail)
         }
         headersInList = headers
         for header in headers[kept...] {
@@ -172,7 +172,7 @@ final class CurlEasyHandle {
                 _ = cmsal_easy_setopt_ptr(handle, CURLOPT_HTTPHEADER, nil)
                 headerList = nil
                 headersInList = []
-                curl_slist_free_all(head)
+                cmsal_slist_free_all(head)
                 throw NativeError(function: "curl_slist_append", reason: "out of memory")
             }
             last.pointee.next = node
@@ -199,7 +199,7 @@ final class CurlEasyHandle {
             position += 2
             append(value)
             line[position] = 0
-            return curl_slist_append(nil, line.baseAddress!)
+            return cmsal_slist_append(nil, line.baseAddress!)
         }
     }
 
@@ -219,7 +219,7 @@ final class CurlEasyHandle {
         }
         if !request.connectTo.isEmpty {
             var list: UnsafeMutablePointer<curl_slist>?
-            for entry in request.connectTo { list = curl_slist_append(list, entry) }
+            for entry in request.connectTo { list = cmsal_slist_append(list, entry) }
             connectToList = list
             try set(CURLOPT_CONNECT_TO, pointer: UnsafeRawPointer(list))
         }
@@ -274,7 +274,7 @@ final class CurlEasyHandle {
         var verifyResult = 0
         getInfo(CURLINFO_SSL_VERIFYRESULT, &verifyResult)
         var message = String(cString: errorBuffer)
-        if message.isEmpty { message = String(cString: curl_easy_strerror(code)) }
+        if message.isEmpty { message = String(cString: cmsal_easy_strerror(code)) }
         return CurlError(
             code: Int(code.rawValue),
             message: message,
@@ -309,7 +309,7 @@ final class CurlEasyHandle {
     private func check(_ code: CURLcode, _ what: @autoclosure () -> String) throws(NativeError) {
         guard code == CURLE_OK else {
             throw NativeError(
-                function: "curl_easy_setopt(\(what()))", reason: String(cString: curl_easy_strerror(code)))
+                function: "curl_easy_setopt(\(what()))", reason: String(cString: cmsal_easy_strerror(code)))
         }
     }
 
@@ -365,13 +365,18 @@ private func trimmed(_ bytes: Slice<UnsafeRawBufferPointer>) -> Slice<UnsafeRawB
     return slice
 }
 
-/// `curl_global_init`, exactly once per process, before any handle exists.
+/// libcurl, loaded (`dlopen`) and initialized (`curl_global_init`) exactly once per process, before
+/// any handle exists. A process that never sends a request never loads it.
 enum CurlGlobal {
-    private static let initialized: Bool = {
-        curl_global_init(cmsal_curl_global_default()) == CURLE_OK
+    private static let failure: String? = {
+        var reason: UnsafePointer<CChar>?
+        if cmsal_curl_load(&reason) == 1 { return nil }
+        return reason.map { String(cString: $0) } ?? "libcurl could not be loaded"
     }()
 
-    static func initializeOnce() {
-        _ = initialized
+    /// Loads libcurl, or says why it cannot be (no libcurl.so.4 on the machine, a libcurl without
+    /// a function the transport needs, a failed global initialization).
+    static func initializeOnce() throws(NativeError) {
+        if let failure { throw NativeError(function: "dlopen(libcurl.so.4)", reason: failure) }
     }
 }

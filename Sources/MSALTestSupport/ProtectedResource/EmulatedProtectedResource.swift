@@ -33,6 +33,8 @@ public final class EmulatedProtectedResource: Sendable {
     public let requiredScope: String?
     /// The authority named in challenges (`authorization_uri`, without `/oauth2/authorize`).
     public let authority: URL
+    /// The host names the resource also answers for (see ``connectTo``).
+    public let hostNames: [String]
 
     private let server: LoopbackHTTPSServer
     private let state: Locked<State>
@@ -53,13 +55,16 @@ public final class EmulatedProtectedResource: Sendable {
     ///   - audience: the `aud` tokens must have; default Microsoft Graph's.
     ///   - requiredScope: the scope a token must carry; default `User.Read`.
     ///   - authority: the authority challenges name; default `https://login.microsoftonline.com/common`.
+    ///   - hostNames: host names the resource also answers for, such as `graph.microsoft.com`:
+    ///     its certificate names them too, and ``connectTo`` sends them to it.
     /// - Throws: ``TestSupportError`` when the server cannot start.
     public convenience init(
         emulator: EntraEmulator, audience: String = "https://graph.microsoft.com", requiredScope: String? = "User.Read",
-        authority: URL = URL(string: "https://login.microsoftonline.com/common")!
+        authority: URL = URL(string: "https://login.microsoftonline.com/common")!, hostNames: [String] = []
     ) throws {
         try self.init(
-            emulator: emulator, audience: audience, requiredScope: requiredScope, authority: authority, mcp: nil)
+            emulator: emulator, audience: audience, requiredScope: requiredScope, authority: authority, mcp: nil,
+            hostNames: hostNames)
     }
 
     /// Starts an MCP-style resource at `/mcp`, whose identifier is `https://127.0.0.1:<port>/mcp`
@@ -82,12 +87,12 @@ public final class EmulatedProtectedResource: Sendable {
         try EmulatedProtectedResource(
             emulator: emulator, audience: "", requiredScope: requiredScope,
             authority: URL(string: "https://login.microsoftonline.com/common")!,
-            mcp: ("/mcp", authorizationServer.absoluteString))
+            mcp: ("/mcp", authorizationServer.absoluteString), hostNames: [])
     }
 
     private init(
         emulator: EntraEmulator, audience: String, requiredScope: String?, authority: URL,
-        mcp: (path: String, authorizationServer: String)?
+        mcp: (path: String, authorizationServer: String)?, hostNames: [String]
     ) throws {
         let jwk = emulator.signingKeyJWK
         let key: JSONWebKey
@@ -101,7 +106,13 @@ public final class EmulatedProtectedResource: Sendable {
         self.requiredScope = requiredScope
         self.authority = authority
         self.state = state
-        server = try LoopbackHTTPSServer(certificateAuthority: emulator.certificateAuthority) { request in
+        self.hostNames = hostNames
+        let certificate =
+            hostNames.isEmpty
+            ? nil : try emulator.certificateAuthority.issueCertificate(dnsNames: ["localhost"] + hostNames)
+        server = try LoopbackHTTPSServer(
+            certificateAuthority: emulator.certificateAuthority, certificate: certificate
+        ) { request in
             let (audience, mcp, required) = state.withLock { ($0.audience, $0.mcp, $0.issuedAtOrAfter) }
             let metadataPath = mcp.map { "/.well-known/oauth-protected-resource" + $0.path }
             if request.method == "GET", let mcp, request.path == metadataPath {
@@ -149,6 +160,12 @@ public final class EmulatedProtectedResource: Sendable {
 
     /// `https://127.0.0.1:<port>`.
     public var baseURL: URL { server.baseURL }
+
+    /// curl `CONNECT_TO` entries (`graph.microsoft.com:443:127.0.0.1:<port>`) sending each of
+    /// ``hostNames`` to the resource; give them to the app's `connectTo` beside the emulator's.
+    public var connectTo: [String] {
+        hostNames.map { "\($0):443:127.0.0.1:\(server.port)" }
+    }
 
     /// `<baseURL>/v1.0/me` (the Graph-like API's one route).
     public var meURL: URL { server.baseURL.appendingPathComponent("v1.0/me") }

@@ -52,7 +52,7 @@ final class AdversarialPlainAuthorityTests: XCTestCase {
 
     private func resolve() async throws -> ResolvedAuthority {
         let authority = try Authority.aad("http://127.0.0.1:\(known.port)/common")
-        let resolver = AuthorityResolver(transport: try CurlHTTPTransport())
+        let resolver = AuthorityResolver(transport: CurlHTTPTransport())
         return try await resolver.resolve(authority, knownAuthorities: [authority], correlationId: UUID())
     }
 

@@ -32,7 +32,7 @@ final class AdversarialResourceMetadataTests: XCTestCase {
         }
         base.withLock { $0 = server.baseURL }
         self.server = server
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(
                 caFile: server.certificateAuthority.certificateFile, retryPolicy: RetryPolicy(retryCount: 0)))
         return (ProtectedResourceMetadataFetcher(transport: transport, plainHTTPOrigins: []), server.baseURL)

@@ -123,7 +123,7 @@ final class AdversarialTransportTests: FaultSuiteCase {
 
     /// The emulator's OpenID configuration for `tenant`, fetched as the library would.
     private func openIDConfiguration(tenant: String) async throws -> [String: Any] {
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(caFile: emulator.certificateAuthority.certificateFile, connectTo: emulator.connectTo))
         let url = try XCTUnwrap(
             URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0/.well-known/openid-configuration"))
@@ -201,7 +201,7 @@ final class AdversarialPlainHTTPTransportTests: XCTestCase {
     }
 
     private func transport() throws -> CurlHTTPTransport {
-        try CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 1, retryInterval: 0.01)))
+        CurlHTTPTransport(configuration: .init(retryPolicy: RetryPolicy(retryCount: 1, retryInterval: 0.01)))
     }
 
     /// Sends `request` and asserts it is refused with -1022 before connecting.
@@ -243,7 +243,7 @@ final class AdversarialPlainHTTPTransportTests: XCTestCase {
             HTTPOrigin(scheme: "http", host: "localhost", port: port),
             HTTPOrigin(scheme: "https", host: "127.0.0.1", port: port),
         ]
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(retryPolicy: RetryPolicy(retryCount: 0), plainHTTPOrigins: elsewhere))
         let request = HTTPRequest.formPost(url: try url("/token"), parameters: [("code", "secret-code")])
         await assertRefused(request, by: transport)
@@ -257,7 +257,7 @@ final class AdversarialPlainHTTPTransportTests: XCTestCase {
 
     func testTheConfiguredLoopbackOriginReceivesTheTokenRequest() async throws {
         let origin = HTTPOrigin(scheme: "HTTP", host: "127.0.0.1", port: listener.port)
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(retryPolicy: RetryPolicy(retryCount: 0), plainHTTPOrigins: [origin]))
         let request = HTTPRequest.formPost(
             url: try url("/tenant/token"), parameters: [("grant_type", "refresh_token"), ("refresh_token", "rt")],

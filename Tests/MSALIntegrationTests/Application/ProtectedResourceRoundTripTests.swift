@@ -18,7 +18,7 @@ final class ProtectedResourceRoundTripTests: XCTestCase {
         emulator = try EmulatedApp.makeEmulator()
         app = try EmulatedApp(emulator: emulator) { $0.clientApplicationCapabilities = ["cp1"] }
         resource = try EmulatedProtectedResource(emulator: emulator)
-        client = try CurlHTTPTransport(
+        client = CurlHTTPTransport(
             configuration: .init(
                 caFile: emulator.certificateAuthority.certificateFile, retryPolicy: RetryPolicy(retryCount: 0)))
     }

@@ -39,7 +39,7 @@ final class AuthorityResolverTests: XCTestCase {
             }
             return .respond(HTTPServerResponse(status: 404))
         }
-        transport = try CurlHTTPTransport(
+        transport = CurlHTTPTransport(
             configuration: .init(
                 caFile: authority.certificateFile,
                 connectTo: Self.hosts.map { "\($0):443:127.0.0.1:\(server.port)" },

@@ -17,7 +17,7 @@ struct EmulatorHarness {
 
     init(_ emulator: EntraEmulator, timeout: Double = 10) throws {
         self.emulator = emulator
-        transport = try CurlHTTPTransport(
+        transport = CurlHTTPTransport(
             configuration: .init(
                 caFile: emulator.certificateAuthority.certificateFile,
                 connectTo: emulator.connectTo,

@@ -48,7 +48,7 @@ final class EntraEmulatorServerTests: XCTestCase {
         XCTAssertEqual(second.requestCount(.token), 1)
 
         // A client that trusts the first emulator's CA rejects the second one's certificate.
-        let wrongTrust = try CurlHTTPTransport(
+        let wrongTrust = CurlHTTPTransport(
             configuration: .init(
                 caFile: first.certificateAuthority.certificateFile, connectTo: second.connectTo,
                 retryPolicy: RetryPolicy(retryCount: 0), timeout: 5))
@@ -71,7 +71,7 @@ final class EntraEmulatorServerTests: XCTestCase {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<16 {
                 group.addTask {
-                    let transport = try CurlHTTPTransport(configuration: .init(caFile: caFile, timeout: 10))
+                    let transport = CurlHTTPTransport(configuration: .init(caFile: caFile, timeout: 10))
                     var ok = 0
                     for _ in 0..<5 where try await transport.send(HTTPRequest(url: url)).statusCode == 200 { ok += 1 }
                     return ok

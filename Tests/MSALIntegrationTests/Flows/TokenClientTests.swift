@@ -18,7 +18,7 @@ final class TokenClientTests: XCTestCase {
     {
         let server = try LoopbackHTTPSServer(handler: answer)
         self.server = server
-        let transport = try CurlHTTPTransport(
+        let transport = CurlHTTPTransport(
             configuration: .init(
                 caFile: server.certificateAuthority.certificateFile, retryPolicy: RetryPolicy(retryCount: 0)))
         return (

@@ -16,7 +16,7 @@ final class GlewlwydProtocolTests: XCTestCase {
 
     override func setUp() async throws {
         server = try await GlewlwydServer.shared()
-        transport = try CurlHTTPTransport(
+        transport = CurlHTTPTransport(
             configuration: .init(caFile: server.caFile, retryPolicy: RetryPolicy(retryCount: 0), timeout: 15))
         tokens = TokenClient(transport: transport, now: { Date() })
     }

@@ -96,4 +96,33 @@ final class CacheFileWatchTests: XCTestCase {
         rewriteInPlace("{}")
         XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
     }
+    /// A process that reads its cache a few times (`msal token`) makes no inotify instance:
+    /// closing one at exit waits for the kernel's grace period (about 18 ms here, longer than the
+    /// command). A process that keeps reading makes the watch, and a change is then seen as before.
+    func testTheWatchIsMadeOnlyByAProcessThatKeepsReading() throws {
+        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2))
+        let before = try inotifyInstances()
+        for _ in 0...TokenCache.readsBeforeWatching {
+            XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        }
+        XCTAssertEqual(try inotifyInstances(), before, "a few reads, no watch")
+        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try inotifyInstances(), before + 1, "read again: watched")
+        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try inotifyInstances(), before + 1, "one watch per cache")
+        let writer = TokenCache(
+            settings: CacheSettings(
+                location: .file(path: folder.appendingPathComponent("other.json").path, isDefault: false)))
+        try writer.modify { $0.save(CacheFixtures.response(uid: "alice")) }
+        rewriteInPlace(try String(contentsOf: folder.appendingPathComponent("other.json"), encoding: .utf8))
+        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1)
+    }
+
+    /// The inotify instances this process holds (file descriptors on `anon_inode:inotify`).
+    private func inotifyInstances() throws -> Int {
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")
+        return descriptors.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify"
+        }.count
+    }
 }

@@ -84,4 +84,20 @@ final class PlainHTTPPolicyTests: XCTestCase {
         XCTAssertNil(RetryPolicy().delay(afterURLError: error.code, retriesSoFar: 0), "never retried")
         XCTAssertNil(RetryPolicy().delay(afterURLError: -1103, retriesSoFar: 0), "never retried")
     }
+
+    /// A request may name one more plain-HTTP origin of its own (a protected resource call the
+    /// app allowed on loopback); it opens that origin to that request only.
+    func testARequestsOwnPlainHTTPOrigin() {
+        let policy = PlainHTTPPolicy()
+        var call = request("http://127.0.0.1:8080/api", headers: [("Authorization", "Bearer x")])
+        XCTAssertEqual(policy.decision(for: call), .refuse)
+        call.plainHTTPOrigin = HTTPOrigin(scheme: "http", host: "127.0.0.1", port: 8080)
+        XCTAssertEqual(policy.decision(for: call), .send)
+        call.plainHTTPOrigin = HTTPOrigin(scheme: "http", host: "127.0.0.1", port: 8081)
+        XCTAssertEqual(policy.decision(for: call), .refuse, "another port")
+        var other = request("http://127.0.0.1:9/token", method: .post, body: [1])
+        XCTAssertEqual(policy.decision(for: other), .refuse)
+        other.plainHTTPOrigin = HTTPOrigin(scheme: "http", host: "127.0.0.1", port: 8080)
+        XCTAssertEqual(policy.decision(for: other), .refuse, "the origin is the request's own URL's only")
+    }
 }

@@ -20,9 +20,11 @@ final class TokenCache: Sendable {
         var store = TokenStore()
         var loaded = false
         var fingerprint: FileFingerprint?
-        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made before
-        /// each load, so no change after the load can be missed.
+        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made by the
+        /// read that follows ``TokenCache/readsBeforeWatching`` others, before its `stat`.
         var watch: CacheFileWatch?
+        /// Reads that found the cache loaded and had no watch to ask.
+        var readsWithoutWatch = 0
         /// Changes whenever the contents may have changed (a reload or a modification), so callers
         /// can keep values derived from the store until then.
         var generation: UInt64 = 0
@@ -36,6 +38,15 @@ final class TokenCache: Sendable {
         /// `signal`: the signal file of a ``SignalledCacheStorage``.
         case custom(any MSALCacheStorage, key: [UInt8]?, signal: String?)
     }
+
+    /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
+    /// A watch saves each later read its `stat` (under a microsecond), but closing its inotify
+    /// instance, at the latest when the process exits, waits for the kernel's grace period
+    /// (18 ms on the machine of Docs/Performance.md, several times the whole of `msal token`),
+    /// and each instance counts against the user's limit (`fs.inotify.max_user_instances`).
+    /// A process that reads its cache a few times (a command-line tool) never makes one; one
+    /// that keeps reading it (a service) makes it early.
+    static let readsBeforeWatching = 32
 
     private let backend: Backend
     private let lockTimeout: Double
@@ -160,7 +171,6 @@ final class TokenCache: Sendable {
         let target = try file.writeTarget()
         try file.checkTarget(target)
         try file.prepareFolder(for: target)
-        watchIfNeeded(file, &state)
         let locks = try CacheFileLocks(file, target: target, timeout: timeout)
         defer { withExtendedLifetime(locks) {} }
         if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
@@ -190,7 +200,16 @@ final class TokenCache: Sendable {
             case .memory:
                 state.loaded = true
             case .file(let file):
-                if state.loaded, let watch = state.watch, watch.isQuiet() { return }
+                if state.loaded {
+                    if let watch = state.watch, watch.isQuiet() { return }
+                    // Made before this read's `stat`, so whatever changes after that `stat` is
+                    // queued on the watch.
+                    if state.readsWithoutWatch >= Self.readsBeforeWatching {
+                        watchIfNeeded(file, &state)
+                    } else {
+                        state.readsWithoutWatch += 1
+                    }
+                }
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
                 if current == nil {
@@ -220,7 +239,6 @@ final class TokenCache: Sendable {
     /// Reads the file into the store. Without the locks, what looks corrupt or empty is read
     /// again under them (``CacheReadDecision``); under them, a corrupt file is quarantined.
     private func reload(_ file: CacheFile, _ state: inout State, underLocks: Bool) throws {
-        watchIfNeeded(file, &state)
         let loaded = try file.load()
         let seen: CacheReadDecision.Seen
         switch loaded {
@@ -277,9 +295,9 @@ final class TokenCache: Sendable {
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
     }
 
-    /// Makes the file's watch when there is none (or the old one broke). Before a load or a
-    /// save: a change made after this is queued on the watch. It watches the file a link points
-    /// to, which is where writers replace it.
+    /// Makes the file's watch when there is none (or the old one broke): a change made after this
+    /// is queued on the watch. It watches the file a link points to, which is where writers
+    /// replace it.
     private func watchIfNeeded(_ file: CacheFile, _ state: inout State) {
         if state.watch?.broken == true { state.watch = nil }
         if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
