@@ -15,10 +15,14 @@ package enum SecretServiceClient {
     package struct Item: Sendable, Equatable, CustomStringConvertible {
         package let schema: String
         package let attributes: [String: String]
+        /// Whether the item may be named by its schema alone (no attribute), as msal-extensions'
+        /// `LibsecretPersistence` names its item by default.
+        package let mayHaveNoAttributes: Bool
 
-        package init(schema: String, attributes: [String: String]) {
+        package init(schema: String, attributes: [String: String], mayHaveNoAttributes: Bool = false) {
             self.schema = schema
             self.attributes = attributes
+            self.mayHaveNoAttributes = mayHaveNoAttributes
         }
 
         /// `schema {name=value, ...}`, the attributes sorted by name.
@@ -151,8 +155,9 @@ package enum SecretServiceClient {
         guard !item.schema.isEmpty, !item.schema.contains("\0") else {
             throw Failure(.invalid, "a schema name must not be empty")
         }
-        guard !item.attributes.isEmpty, item.attributes.count <= maximumAttributes else {
-            throw Failure(.invalid, "an item needs between 1 and \(maximumAttributes) attributes")
+        let fewest = item.mayHaveNoAttributes ? 0 : 1
+        guard item.attributes.count >= fewest, item.attributes.count <= maximumAttributes else {
+            throw Failure(.invalid, "an item needs between \(fewest) and \(maximumAttributes) attributes")
         }
         for (name, value) in item.attributes {
             guard !name.isEmpty, !name.hasPrefix("xdg:"), !name.contains("\0"), !value.contains("\0") else {

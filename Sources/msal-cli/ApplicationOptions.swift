@@ -6,7 +6,7 @@ import MSAL
 struct ApplicationOptions {
     /// The options, for a command's specification (`--verbose` is handled by the tool).
     static let specification = CommandLineArguments.Specification(
-        valueOptions: ["client-id", "authority", "tenant", "known-authority", "cache", "ca-file"],
+        valueOptions: ["client-id", "authority", "tenant", "known-authority", "cache", "cache-backend", "ca-file"],
         flagOptions: ["verbose", "no-instance-discovery"])
 
     /// The help lines of the shared options.
@@ -26,6 +26,10 @@ struct ApplicationOptions {
                              (MSAL_INSTANCE_DISCOVERY=off)
           --cache FILE       token cache file (MSAL_CACHE); default
                              $XDG_DATA_HOME/msal/com.microsoft.identity.universalstorage/msal_cache.json
+          --cache-backend B  where the cache's key is kept: systemd-credential (the service's
+                             credential msal-cache-key) or plaintext (the file alone, no warning);
+                             default: the first that works here, else the plaintext file with a
+                             warning shown once (MSAL_CACHE_BACKEND)
           --ca-file PEM      certificate authorities to trust instead of the system's (MSAL_CA_FILE)
           --verbose          MSAL's log on standard error (personal data masked)
           --help             this help
@@ -44,6 +48,10 @@ struct ApplicationOptions {
     var defaultsFile: URL
     var caFile: String?
     var connectTo: [String]
+    /// `--cache-backend`: `nil` lets the tool choose (``CacheBackendDecision``).
+    var cacheBackend: CacheBackend?
+    /// The environment, for the cache backend's probes (`CREDENTIALS_DIRECTORY`).
+    var environment: [String: String]
 
     /// Reads the options from `arguments`, then the environment.
     init(_ arguments: CommandLineArguments, environment: [String: String]) throws(CommandLineArguments.UsageError) {
@@ -75,6 +83,15 @@ struct ApplicationOptions {
         redirectUri = arguments.values["redirect-uri"]
         cacheFile = arguments.value("cache", environment: environment, variable: "MSAL_CACHE")
         defaultsFile = DefaultAccount.file(cacheFile: cacheFile, environment: environment)
+        self.environment = environment
+        if let text = arguments.value("cache-backend", environment: environment, variable: "MSAL_CACHE_BACKEND") {
+            guard let backend = CacheBackend(rawValue: text) else {
+                throw UsageError(
+                    description: "--cache-backend '\(text)' is not one of "
+                        + CacheBackend.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            cacheBackend = backend
+        }
         caFile = arguments.value("ca-file", environment: environment, variable: "MSAL_CA_FILE")
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError(description: "--ca-file '\(caFile)' cannot be read")
@@ -100,7 +117,10 @@ struct ApplicationOptions {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
         }
         config.connectTo = connectTo
+        let chosen = try CacheBackendSelection.apply(
+            to: config, requested: cacheBackend, defaultsFile: defaultsFile, environment: environment)
         let application = try MSALPublicClientApplication(configuration: config)
+        chosen()
         CacheNotices.track(application)
         return application
     }

@@ -8,7 +8,19 @@ enum CacheNotices {
     private final class Tracked: @unchecked Sendable {
         // Guarded by `lock`.
         private var applications: [MSALPublicClientApplication] = []
+        private var endings: [@Sendable () -> Void] = []
         private let lock = NSLock()
+
+        func add(_ ending: @escaping @Sendable () -> Void) {
+            lock.withLock { endings.append(ending) }
+        }
+
+        func takeEndings() -> [@Sendable () -> Void] {
+            lock.withLock {
+                defer { endings = [] }
+                return endings
+            }
+        }
 
         func add(_ application: MSALPublicClientApplication) {
             lock.withLock { applications.append(application) }
@@ -26,8 +38,14 @@ enum CacheNotices {
         tracked.add(application)
     }
 
-    /// Prints each notice not yet told.
+    /// Runs `work` when the command ends (``report()``): remembering what was told.
+    static func atEnd(_ work: @escaping @Sendable () -> Void) {
+        tracked.add(work)
+    }
+
+    /// Prints each notice not yet told, and runs the work kept for the end.
     static func report() {
+        for work in tracked.takeEndings() { work() }
         for application in tracked.all() {
             for notice in application.takeCacheQuarantines() {
                 Console.error(message(notice))

@@ -14,11 +14,17 @@ enum DefaultAccount {
     /// The largest file read; a larger one counts as "no default".
     static let maximumSize = 64 * 1024
 
-    private struct Document: Codable {
+    struct Document: Codable {
         var defaultAccounts: [String: String]
+        /// The cache backend the tool used last (``CacheBackend``), to notice a change.
+        var cacheBackend: String?
+        /// Whether the warning about falling back to the plaintext file was shown.
+        var plaintextWarningShown: Bool?
 
         enum CodingKeys: String, CodingKey {
             case defaultAccounts = "default_accounts"
+            case cacheBackend = "cache_backend"
+            case plaintextWarningShown = "plaintext_warning_shown"
         }
     }
 
@@ -49,6 +55,11 @@ enum DefaultAccount {
         var document = read(file)
         guard document.defaultAccounts[clientId] != identifier else { return }
         document.defaultAccounts[clientId] = identifier
+        try write(document, to: file)
+    }
+
+    /// Replaces the file with `document` (atomically, mode 0600, its folder made 0700).
+    static func write(_ document: Document, to file: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let data = try encoder.encode(document)
@@ -68,7 +79,7 @@ enum DefaultAccount {
         }
     }
 
-    private static func read(_ file: URL) -> Document {
+    static func read(_ file: URL) -> Document {
         guard let handle = try? FileHandle(forReadingFrom: file) else { return Document(defaultAccounts: [:]) }
         defer { try? handle.close() }
         guard let data = try? handle.read(upToCount: maximumSize + 1), data.count <= maximumSize,

@@ -7,7 +7,7 @@ enum Tool {
 
     static let commands: [ToolCommand] = [
         LoginCommand.command, TokenCommand.command, AccountsCommand.command, LogoutCommand.command,
-        RestCommand.command, EmulatorCommand.command, DemoCommand.command,
+        RestCommand.command, EmulatorCommand.command, DemoCommand.command, DoctorCommand.command,
     ]
 
     /// Options every command that the tool can cancel accepts (see ``ToolCommand/cancelsOnInterrupt``).

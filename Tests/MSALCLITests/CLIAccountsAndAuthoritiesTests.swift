@@ -54,8 +54,9 @@ final class CLIAccountsAndAuthoritiesTests: XCTestCase {
         let defaults = environment.directory.appendingPathComponent("msal_cli_defaults.json")
         let attributes = try FileManager.default.attributesOfItem(atPath: defaults.path)
         XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
-        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: defaults)) as? [String: [String: String]]
-        XCTAssertEqual(stored?["default_accounts"]?[environment.clientId]?.hasPrefix(EmulatorUser.bob.objectId), true)
+        let stored = try JSONSerialization.jsonObject(with: Data(contentsOf: defaults)) as? [String: Any]
+        let defaultAccounts = stored?["default_accounts"] as? [String: String]
+        XCTAssertEqual(defaultAccounts?[environment.clientId]?.hasPrefix(EmulatorUser.bob.objectId), true)
         // A damaged defaults file counts as no default: with two accounts, say how to choose.
         try Data("not json".utf8).write(to: defaults)
         let ambiguous = try environment.run(["token", "--scopes", "User.Read"])

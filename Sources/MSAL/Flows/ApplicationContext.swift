@@ -48,7 +48,7 @@ final class ApplicationContext: Sendable {
         self.now = now
         self.sleep = sleep
         cache = TokenCache(settings: configuration.cacheConfig.settings())
-        refreshLock = cache.filePath.map(RefreshLock.init(cacheFilePath:))
+        refreshLock = cache.coordinationPath.map(RefreshLock.init(cacheFilePath:))
         resolver = AuthorityResolver(
             transport: transport, cache: DiscoveryCache(storage: CacheDiscoveryStorage(cache: cache), now: now))
         throttling = ThrottlingCache(now: now)
@@ -76,7 +76,8 @@ final class ApplicationContext: Sendable {
                 knownAuthorities: configuration.knownAuthorities.map(\.model)))
     }
 
-    /// Runs `body` holding the cross-process refresh lock for `key` (when the cache is a file).
+    /// Runs `body` holding the cross-process refresh lock for `key` (when the cache is a file or
+    /// has a signal file).
     func withRefreshLock<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
         guard let refreshLock else { return try await body() }
         return try await refreshLock.withLock(key: key, timeout: 30, body)

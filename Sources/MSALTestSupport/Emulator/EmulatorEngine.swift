@@ -114,10 +114,21 @@ final class EmulatorEngine: Sendable {
     }
 
     /// Adds the headers every Entra answer carries, and echoes `client-request-id` when asked to.
+    /// `date` as an IMF-fixdate (RFC 9110 §5.6.7): `Sun, 06 Nov 1994 08:49:37 GMT`.
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
     private func decorate(_ response: HTTPServerResponse, _ context: EmulatorRequestContext) -> HTTPServerResponse {
         var response = response
         response.headers["x-ms-request-id"] = context.traceId
         if response.headers["Cache-Control"] == nil { response.headers["Cache-Control"] = "no-store, no-cache" }
+        // The emulator's clock (moved by advanceClock), as Entra ID sends its own on every answer.
+        if response.headers["Date"] == nil { response.headers["Date"] = Self.httpDate(context.now) }
         if context.request.header("return-client-request-id")?.lowercased() == "true",
             let id = context.request.header("client-request-id")
         {

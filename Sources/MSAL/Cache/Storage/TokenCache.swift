@@ -35,7 +35,8 @@ final class TokenCache: Sendable {
     private enum Backend {
         case memory
         case file(CacheFile)
-        case custom(any MSALCacheStorage, key: [UInt8]?)
+        /// `signal`: the signal file of a ``SignalledCacheStorage``.
+        case custom(any MSALCacheStorage, key: [UInt8]?, signal: String?)
     }
 
     /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
@@ -62,7 +63,8 @@ final class TokenCache: Sendable {
                     path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
                     durable: settings.durable))
         case .custom(let storage):
-            backend = .custom(storage, key: settings.encryptionKey)
+            let signal = (storage as? any SignalledCacheStorage)?.signalFilePath
+            backend = .custom(storage, key: settings.encryptionKey, signal: signal)
         }
     }
 
@@ -75,6 +77,16 @@ final class TokenCache: Sendable {
     var filePath: String? {
         if case .file(let file) = backend { return file.path }
         return nil
+    }
+
+    /// The file processes sharing this cache coordinate around (refresh locks): the cache file,
+    /// or the signal file of a ``SignalledCacheStorage``.
+    var coordinationPath: String? {
+        switch backend {
+        case .file(let file): return file.path
+        case .custom(_, _, let signal): return signal
+        case .memory: return nil
+        }
     }
 
     /// The corrupt cache files found since the last call (moved aside as `<file>.corrupt-<time>`,
@@ -128,8 +140,12 @@ final class TokenCache: Sendable {
                             }
                         }
                     }
-                case .custom(let storage, let key):
-                    try reloadCustom(storage, key: key, &state)
+                case .custom(let storage, let key, let signal):
+                    let locks = try signal.map { path throws(CacheStorageError) in
+                        try SignalLocks(signalPath: path, timeout: lockTimeout)
+                    }
+                    defer { withExtendedLifetime(locks) {} }
+                    try reloadCustom(storage, key: key, signal: signal, &state)
                     let result = try body(&state.store)
                     state.store.dropKeyClashes(atLoad: false)
                     var bytes = try CacheDocumentCodec.encode(state.store.contents)
@@ -139,6 +155,8 @@ final class TokenCache: Sendable {
                     } catch {
                         throw CacheStorageError.customStorage(error)
                     }
+                    // The storage touched the signal file; under the locks nobody else did since.
+                    if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
                     return result
                 }
             } catch let error as CacheStorageError {
@@ -205,8 +223,13 @@ final class TokenCache: Sendable {
                     return
                 }
                 try reload(file, &state, underLocks: false)
-            case .custom(let storage, let key):
-                if !state.loaded { try reloadCustom(storage, key: key, &state) }
+            case .custom(let storage, let key, let signal):
+                if !state.loaded {
+                    try reloadCustom(storage, key: key, signal: signal, &state)
+                } else if let signal, FileFingerprint.of(path: signal) != state.fingerprint {
+                    // Another process saved (or the signal file went): load the item again.
+                    try reloadCustom(storage, key: key, signal: signal, &state)
+                }
             }
         } catch let error as CacheStorageError {
             throw error.error
@@ -280,7 +303,12 @@ final class TokenCache: Sendable {
         if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
     }
 
-    private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {
+    /// Loads the storage's document into the store. With a signal file, its fingerprint is taken
+    /// first, so that a save after it is seen by the next read.
+    private func reloadCustom(
+        _ storage: any MSALCacheStorage, key: [UInt8]?, signal: String?, _ state: inout State
+    ) throws {
+        let fingerprint = signal.flatMap { FileFingerprint.of(path: $0) }
         let data: Data?
         do {
             data = try storage.load()
@@ -303,6 +331,7 @@ final class TokenCache: Sendable {
             )
             state.store = TokenStore()
         }
+        state.fingerprint = fingerprint
         state.loaded = true
     }
 }

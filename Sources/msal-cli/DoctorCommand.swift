@@ -1,0 +1,281 @@
+import Foundation
+import MSAL
+
+/// `msal doctor`: where the tool keeps tokens and how safely, which key stores would work here,
+/// the cache's locks, the proxy, the trusted CAs, and this machine's clock against the authority's.
+enum DoctorCommand {
+    static let command = ToolCommand(
+        name: "doctor", summary: "check the token cache, its locks, the proxy, the CA file and the clock",
+        help: """
+            usage: msal doctor [-o text|json|none] [--cache FILE] [--authority URL] [--ca-file PEM]
+
+            Prints what a failing sign-in or token command may depend on, one line per finding:
+              cache        the cache file, whether it exists, its mode, and how it is kept (msal keeps
+                           it as the plaintext file, mode 0600)
+              key store    each key store tried here and why it would not work (a probe that never
+                           touches the cache: the systemd credential of $CREDENTIALS_DIRECTORY);
+                           the desktop keyring (Secret Service) and the kernel keyring are products
+                           of the library that this portable tool does not link: the lines say
+                           whether a D-Bus session bus is there
+              advice       what to do about the above, when something should be done
+              lock         the cache's lock (msal_cache.json.lock) and msal-extensions' lockfile:
+                           free, or held by which process
+              proxy        the proxy variables libcurl follows (https_proxy, all_proxy, no_proxy)
+              ca file      the certificate authorities trusted (--ca-file, else the system's)
+              clock        this machine's clock against the authority's Date header (one HTTPS
+                           request to its discovery document); tokens look expired, or not yet
+                           valid, when the skew passes 5 minutes
+
+            Exit code 0 when everything could be checked, 1 when the authority could not be reached
+            or the clock is off by more than 5 minutes. Needs no --client-id.
+
+            Options:
+              -o, --output FORMAT
+                                 text (default); json: one object with the fields above; none
+              --json             the same as -o json
+
+            \(ApplicationOptions.help)
+            """,
+        specification: ApplicationOptions.specification.adding(OutputFormat.specification),
+        run: run)
+
+    /// The skew beyond which the clock is reported as a problem: Entra ID's own tolerance.
+    static let skewLimit: TimeInterval = 300
+
+    struct Report: Codable {
+        struct Cache: Codable {
+            var path: String
+            var exists: Bool
+            var mode: String?
+            var storage: String
+        }
+        struct KeyStore: Codable {
+            var store: String
+            var available: Bool
+            var active: Bool
+            var problem: String?
+        }
+        struct Lock: Codable {
+            var path: String
+            /// absent, free, held, or stale.
+            var state: String
+            var pid: Int?
+            var process: String?
+        }
+        struct Clock: Codable {
+            var url: String
+            var serverDate: String?
+            var skewSeconds: Double?
+            var error: String?
+
+            enum CodingKeys: String, CodingKey {
+                case url
+                case serverDate = "server_date"
+                case skewSeconds = "skew_seconds"
+                case error
+            }
+        }
+
+        var version: String
+        var cache: Cache
+        var keyStores: [KeyStore]
+        var advice: String?
+        var locks: [Lock]
+        var proxy: [String: String]
+        var caFile: String?
+        var clock: Clock
+
+        enum CodingKeys: String, CodingKey {
+            case version, cache, advice, locks, proxy, clock
+            case keyStores = "key_stores"
+            case caFile = "ca_file"
+        }
+    }
+
+    static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
+        // The client id names no cache and no request here.
+        var environment = environment
+        if arguments.value("client-id", environment: environment, variable: "MSAL_CLIENT_ID") == nil {
+            environment["MSAL_CLIENT_ID"] = "00000000-0000-0000-0000-000000000000"
+        }
+        let options = try ApplicationOptions(arguments, environment: environment)
+        let format = try OutputFormat(arguments)
+        let report = await check(options, environment: environment)
+        switch format {
+        case .json: Console.line(try Console.json(report))
+        case .text, .tsv: printText(report)
+        case .none: break
+        }
+        let clockIsOff = report.clock.skewSeconds.map { abs($0) > skewLimit } ?? true
+        return clockIsOff ? .failure : .success
+    }
+
+    static func check(_ options: ApplicationOptions, environment: [String: String]) async -> Report {
+        let config = MSALCacheConfig()
+        if let file = options.cacheFile { config.cacheFileURL = URL(fileURLWithPath: file) }
+        // The key store the other commands would choose here (CacheBackendDecision).
+        let credential = MSALSystemdCredentialKeyStore(
+            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
+        let credentialWorks = (try? credential.probe()) != nil
+        if options.cacheBackend == .systemdCredential || (options.cacheBackend == nil && credentialWorks) {
+            config.encryptionKeyStore = credential
+        }
+        let status = MSALCacheStatus.check(config, candidates: [credential])
+        let path = status.cacheFileURL?.path ?? ""
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let mode = (attributes?[.posixPermissions] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
+        var stores = status.candidates.map {
+            Report.KeyStore(
+                store: $0.storeDescription, available: $0.isAvailable, active: $0.isActive, problem: $0.problem)
+        }
+        let bus = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
+        stores.append(
+            Report.KeyStore(
+                store: "Secret Service (desktop keyring)", available: false, active: false,
+                problem: "not linked into this portable msal (apps use the MSALSecretService product); "
+                    + (bus.map { "a D-Bus session bus is at \($0)" }
+                        ?? "no D-Bus session bus here (DBUS_SESSION_BUS_ADDRESS is unset), as in an SSH login, a "
+                        + "container or a service: the Secret Service cannot be reached from this session")))
+        stores.append(
+            Report.KeyStore(
+                store: "kernel keyring", available: false, active: false,
+                problem: "not linked into this portable msal (apps use the MSALKernelKeyring product)"))
+        let authority = options.authority?.url ?? MSALPublicClientApplicationConfig.defaultAuthorityURL
+        let discovery = authority.appendingPathComponent("v2.0/.well-known/openid-configuration")
+        var clock = Report.Clock(url: discovery.absoluteString)
+        do {
+            let reading = try await ServerClock.read(discovery, caFile: options.caFile, connectTo: options.connectTo)
+            if let date = reading.serverDate {
+                clock.serverDate = ISO8601DateFormatter().string(from: date)
+                clock.skewSeconds = reading.skew.map { ($0 * 10).rounded() / 10 }
+            } else {
+                clock.error = "the answer (HTTP \(reading.status)) has no Date header"
+            }
+        } catch {
+            let bridged = error as NSError
+            var text = MSALErrorInfo(bridged).errorDescription ?? "\(error)"
+            if let curl = bridged.userInfo[MSALCurlErrorMessageKey] as? String, !text.contains(curl) {
+                text += ": " + curl
+            }
+            clock.error = text
+        }
+        return Report(
+            version: LibraryInfo.version,
+            cache: .init(
+                path: path, exists: attributes != nil, mode: mode,
+                storage: Self.words(status.storage, fileIsPlaintext: Self.isPlaintext(path))),
+            keyStores: stores, advice: status.advice,
+            locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
+            proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
+    }
+
+    /// Whether the file at `path` exists and is not encrypted.
+    static func isPlaintext(_ path: String) -> Bool {
+        guard let head = CacheBackendSelection.head(of: path) else { return false }
+        return Array(head) != CacheBackendSelection.encryptedHeader
+    }
+
+    static func words(_ storage: MSALCacheStatus.Storage, fileIsPlaintext: Bool) -> String {
+        switch storage {
+        case .plaintextFile: "plaintext file"
+        case .encryptedFileWithKeyStore:
+            fileIsPlaintext
+                ? "plaintext file until its next change, then encrypted with the key store in use below"
+                : "encrypted file, its key in the key store in use below"
+        case .encryptedFileWithKey: "encrypted file"
+        case .memory: "memory"
+        case .customStorage: "custom storage"
+        }
+    }
+
+    /// The proxy variables libcurl reads, as set.
+    static func proxy(_ environment: [String: String]) -> [String: String] {
+        let names = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"]
+        return environment.filter { names.contains($0.key) && !$0.value.isEmpty }
+    }
+
+    private static func printText(_ report: Report) {
+        let cache = report.cache
+        Console.line(
+            "cache: \(cache.path) (\(cache.exists ? "mode \(cache.mode ?? "?")" : "not created yet")), kept as the "
+                + cache.storage)
+        for store in report.keyStores {
+            let state = store.available ? (store.active ? "in use" : "works here") : "not available"
+            Console.line("key store: \(store.store): \(state)" + (store.problem.map { ": \($0)" } ?? ""))
+        }
+        if let advice = report.advice { Console.line("advice: \(advice)") }
+        for lock in report.locks {
+            var text = "lock: \(lock.path): \(lock.state)"
+            if let pid = lock.pid { text += " by process \(pid)" + (lock.process.map { " (\($0))" } ?? "") }
+            Console.line(text)
+        }
+        Console.line(
+            "proxy: "
+                + (report.proxy.isEmpty
+                    ? "none (no https_proxy, all_proxy or no_proxy set)"
+                    : report.proxy.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
+        Console.line("ca file: \(report.caFile ?? "none: the system's certificate authorities")")
+        let clock = report.clock
+        if let skew = clock.skewSeconds {
+            let direction = skew >= 0 ? "behind" : "ahead of"
+            var text = "clock: \(String(format: "%.0f", abs(skew))) s \(direction) the authority (\(clock.url))"
+            if abs(skew) > skewLimit {
+                text +=
+                    ": more than 5 minutes, tokens will look expired or not yet valid; set this machine's clock"
+                    + " (timedatectl set-ntp true)"
+            }
+            Console.line(text)
+        } else {
+            Console.line("clock: not measured (\(clock.url)): \(clock.error ?? "no answer")")
+        }
+    }
+}
+
+/// Who holds the cache's locks, from what Linux shows every process: `/proc/locks` (the `flock`
+/// of `msal_cache.json.lock`) and the process id msal-extensions writes in its lockfile.
+enum CacheLockState {
+    static func ownLock(ofCache path: String) -> DoctorCommand.Report.Lock {
+        let lockPath = path + ".lock"
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: lockPath),
+            let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
+        else { return .init(path: lockPath, state: "absent") }
+        guard let pid = holder(ofInode: inode) else { return .init(path: lockPath, state: "free") }
+        return .init(path: lockPath, state: "held", pid: pid, process: processName(pid))
+    }
+
+    static func extensionsLock(ofCache path: String) -> DoctorCommand.Report.Lock {
+        let lockPath = path + ".lockfile"
+        guard CacheBackendSelection.kind(of: lockPath) != nil else { return .init(path: lockPath, state: "absent") }
+        // Read only from a regular file, and only its start (a FIFO there would block).
+        let data =
+            CacheBackendSelection.kind(of: lockPath) == .typeRegular
+            ? FileHandle(forReadingAtPath: lockPath).flatMap { handle in
+                defer { try? handle.close() }
+                return try? handle.read(upToCount: 64)
+            } : nil
+        let text = String(decoding: data ?? Data(), as: UTF8.self)
+        guard let pid = text.split(separator: " ").first.flatMap({ Int($0) }) else {
+            return .init(path: lockPath, state: "held", pid: nil, process: nil)
+        }
+        let alive = FileManager.default.fileExists(atPath: "/proc/\(pid)")
+        return .init(path: lockPath, state: alive ? "held" : "stale", pid: pid, process: processName(pid))
+    }
+
+    /// The process holding a `flock` on the file with `inode`, from `/proc/locks`
+    /// (`1: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF`; waiters' lines start with `->`).
+    static func holder(ofInode inode: UInt64, locks: String? = nil) -> Int? {
+        let text = locks ?? (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 6, fields[1] != "->", fields[1] == "FLOCK" else { continue }
+            let file = fields[5].split(separator: ":")
+            if file.count == 3, UInt64(file[2]) == inode { return Int(fields[4]) }
+        }
+        return nil
+    }
+
+    static func processName(_ pid: Int) -> String? {
+        (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import MSALTestSupport
+import XCTest
+
+@testable import msal_cli
+
+/// `msal doctor` run as a subprocess against the emulator: the clock against the authority's
+/// `Date` header, no D-Bus, a plaintext cache, and who holds the cache's locks.
+final class CLIDoctorTests: XCTestCase {
+    private var environment: CLITestEnvironment!
+
+    override func setUpWithError() throws {
+        environment = try CLITestEnvironment()
+    }
+
+    override func tearDown() {
+        environment?.tearDown()
+    }
+
+    private func doctorJSON(extra: [String: String] = [:]) throws -> (status: Int32, report: [String: Any]) {
+        let result = try environment.run(["doctor", "-o", "json"], extra: extra)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any],
+            result.output + result.errorOutput)
+        return (result.status, report)
+    }
+
+    func testTheClockIsMeasuredAgainstTheAuthoritysDateHeader() throws {
+        let (status, report) = try doctorJSON()
+        XCTAssertEqual(status, 0)
+        let clock = try XCTUnwrap(report["clock"] as? [String: Any])
+        XCTAssertLessThan(abs(try XCTUnwrap(clock["skew_seconds"] as? Double)), 3, "\(clock)")
+        XCTAssertTrue((clock["url"] as? String ?? "").hasSuffix("/v2.0/.well-known/openid-configuration"))
+
+        // The authority's clock 10 minutes ahead: this machine is behind, beyond the 5 minutes.
+        environment.emulator.advanceClock(by: 600)
+        let (skewedStatus, skewed) = try doctorJSON()
+        XCTAssertEqual(skewedStatus, 1, "a clock off by more than 5 minutes fails the check")
+        let skew = try XCTUnwrap((skewed["clock"] as? [String: Any])?["skew_seconds"] as? Double)
+        XCTAssertEqual(skew, 600, accuracy: 3)
+        let text = try environment.run(["doctor"])
+        XCTAssertEqual(text.status, 1)
+        XCTAssertTrue(text.output.contains(" s behind the authority"), text.output)
+        XCTAssertTrue(text.output.contains("more than 5 minutes"), text.output)
+        XCTAssertTrue(text.output.contains("timedatectl set-ntp true"), text.output)
+        XCTAssertEqual(text.errorOutput, "", "results on standard output")
+    }
+
+    func testAnUnreachableAuthorityIsReportedNotFatal() throws {
+        let result = try environment.run(
+            ["doctor"], extra: ["MSAL_CONNECT_TO": "login.microsoftonline.com:443:127.0.0.1:1"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.output.contains("clock: not measured"), result.output)
+        XCTAssertTrue(result.output.contains("cache: "), "the other findings are printed: \(result.output)")
+    }
+
+    func testNoSessionBusIsNamedWithWhatItMeans() throws {
+        let (_, report) = try doctorJSON(extra: ["DBUS_SESSION_BUS_ADDRESS": ""])
+        let stores = try XCTUnwrap(report["key_stores"] as? [[String: Any]])
+        let secretService = try XCTUnwrap(stores.first { ($0["store"] as? String ?? "").hasPrefix("Secret Service") })
+        XCTAssertEqual(secretService["available"] as? Bool, false)
+        XCTAssertTrue(
+            (secretService["problem"] as? String ?? "").contains("no D-Bus session bus here"), "\(secretService)")
+
+        let withBus = try doctorJSON(extra: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"]).report
+        let problem =
+            (withBus["key_stores"] as? [[String: Any]])?.first { ($0["store"] as? String ?? "").hasPrefix("Secret") }?[
+                "problem"] as? String ?? ""
+        XCTAssertTrue(problem.contains("a D-Bus session bus is at unix:path=/run/user/1000/bus"), problem)
+    }
+
+    func testAPlaintextCacheIsSaidToBeOneWithAdvice() throws {
+        XCTAssertEqual(try environment.deviceCodeLogin(as: EmulatorUser.bob.username).status, 0)
+        let (status, report) = try doctorJSON(extra: ["CREDENTIALS_DIRECTORY": ""])
+        XCTAssertEqual(status, 0)
+        let cache = try XCTUnwrap(report["cache"] as? [String: Any])
+        XCTAssertEqual(cache["path"] as? String, environment.cacheFile)
+        XCTAssertEqual(cache["exists"] as? Bool, true)
+        XCTAssertEqual(cache["mode"] as? String, "0600")
+        XCTAssertEqual(cache["storage"] as? String, "plaintext file")
+        let stores = try XCTUnwrap(report["key_stores"] as? [[String: Any]])
+        XCTAssertEqual(stores.first?["store"] as? String, "systemd credential msal-cache-key")
+        XCTAssertEqual(stores.first?["available"] as? Bool, false, "no $CREDENTIALS_DIRECTORY: not a service")
+        XCTAssertTrue((report["advice"] as? String ?? "").contains("plaintext"), "\(report["advice"] ?? "")")
+
+        // With the credential provisioned, it is the key store the tool uses (CacheBackendDecision).
+        let credentials = environment.directory.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 32).base64EncodedData().write(
+            to: credentials.appendingPathComponent("msal-cache-key"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
+        let provisioned = try doctorJSON(extra: ["CREDENTIALS_DIRECTORY": credentials.path]).report
+        let used = try XCTUnwrap((provisioned["key_stores"] as? [[String: Any]])?.first)
+        XCTAssertEqual(used["available"] as? Bool, true)
+        XCTAssertEqual(used["active"] as? Bool, true)
+        XCTAssertNil(provisioned["advice"] as? String)
+        XCTAssertEqual(
+            (provisioned["cache"] as? [String: Any])?["storage"] as? String,
+            "plaintext file until its next change, then encrypted with the key store in use below")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile)), before, "doctor changed nothing")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: environment.cacheFile), "the probe left the cache alone")
+    }
+
+    func testTheProcessHoldingTheCacheLockIsNamed() throws {
+        XCTAssertEqual(try environment.deviceCodeLogin(as: EmulatorUser.bob.username).status, 0)
+        let free = try doctorJSON().report
+        let freeLocks = try XCTUnwrap(free["locks"] as? [[String: Any]])
+        XCTAssertEqual(freeLocks.map { $0["state"] as? String }, ["free", "absent"])
+
+        let holder = open(environment.cacheFile + ".lock", O_RDWR)
+        XCTAssertGreaterThanOrEqual(holder, 0)
+        defer { close(holder) }
+        XCTAssertEqual(flock(holder, LOCK_EX), 0)
+        try Data("\(getpid()) python3".utf8).write(to: URL(fileURLWithPath: environment.cacheFile + ".lockfile"))
+        let held = try doctorJSON().report
+        let locks = try XCTUnwrap(held["locks"] as? [[String: Any]])
+        XCTAssertEqual(locks.map { $0["state"] as? String }, ["held", "held"])
+        XCTAssertEqual(locks.map { $0["pid"] as? Int }, [Int(getpid()), Int(getpid())])
+
+        // A lockfile whose writer is gone is stale.
+        try Data("999999999 python3".utf8).write(to: URL(fileURLWithPath: environment.cacheFile + ".lockfile"))
+        let text = try environment.run(["doctor"])
+        XCTAssertTrue(text.output.contains("msal_cache.json.lockfile: stale by process 999999999"), text.output)
+        XCTAssertTrue(text.output.contains("msal_cache.json.lock: held by process \(getpid())"), text.output)
+    }
+
+    func testFlockHoldersAreReadFromProcLocks() {
+        let locks = """
+            1: POSIX  ADVISORY  WRITE 111 08:01:42 0 0
+            2: FLOCK  ADVISORY  WRITE 4242 08:01:1234 0 EOF
+            2: -> FLOCK  ADVISORY  WRITE 5151 08:01:1234 0 EOF
+            """
+        XCTAssertEqual(CacheLockState.holder(ofInode: 1234, locks: locks), 4242)
+        XCTAssertNil(CacheLockState.holder(ofInode: 42, locks: locks), "a record lock is not the flock")
+        XCTAssertNil(CacheLockState.holder(ofInode: 99, locks: locks))
+    }
+}
