@@ -58,10 +58,16 @@ enum CacheStorageError: Error {
                 "The token cache \(path) was rewritten in place by another program while this one saved it; "
                     + "nothing was written. Retry: the file is read again first.")
         case .customStorage(let underlying):
+            // The storage's failure (a sealed vault, a locked keyring), not the library's: its own
+            // words, and an underlying error that carries them rather than "report it".
+            let message = Redaction.text((underlying as? any LocalizedError)?.errorDescription ?? "\(underlying)")
+            let bridged = underlying as NSError
+            let storageError = NSError(
+                domain: bridged.domain, code: bridged.code, userInfo: [NSLocalizedDescriptionKey: message])
             return MSALErrors.make(
                 .internal,
-                "The app's token cache storage (cacheConfig.customStorage) failed; see the underlying error.",
-                ErrorDetails(underlyingError: underlying))
+                "The app's token cache storage (cacheConfig.customStorage) failed: \(message)",
+                ErrorDetails(underlyingError: storageError))
         case .notARegularFile(let path, let kind):
             return MSALErrors.make(
                 .internal,
