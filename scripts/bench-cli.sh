@@ -52,6 +52,8 @@ for _ in $(seq 100); do grep -q "Press Ctrl-C" "$work/emulator.txt" && break; sl
 eval "$(sed -n 's/^ *export \(MSAL_CLIENT_ID\|MSAL_CA_FILE\|MSAL_CONNECT_TO\)=/export \1=/p' "$work/emulator.txt")"
 mkdir -p "$work/azure"
 export MSAL_CACHE="$work/azure/msal_token_cache.json"   # where Azure CLI keeps its cache on Linux
+# The plaintext file, which MSAL for Python and Azure CLI read too (a key store would encrypt it).
+export MSAL_CACHE_BACKEND=plaintext
 export REQUESTS_CA_BUNDLE="$MSAL_CA_FILE"   # MSAL Python's requests trust the emulator's CA only
 "$msal" login --device-code --scopes User.Read -o none 2>/dev/null
 IFS=$'\t' read -r _ _ _ tenant _ < <("$msal" token --scopes User.Read -o tsv)
