@@ -44,12 +44,10 @@ let package = Package(
             dependencies: ["MSALNative"],
             swiftSettings: strictSettings
         ),
-        // C: the kernel key retention service (libkeyutils), for the MSALKernelKeyring product.
-        .systemLibrary(
-            name: "CMSALKeyutils",
-            pkgConfig: "libkeyutils",
-            providers: [.apt(["libkeyutils-dev"])]
-        ),
+        // C: the kernel key retention service, for the MSALKernelKeyring product: libkeyutils opened
+        // with dlopen when a key store first needs it (a program linking the product still starts
+        // where it is missing). Builds with keyutils.h (Debian: libkeyutils-dev); links no libkeyutils.
+        .target(name: "CMSALKeyutils"),
         // The only Swift code of MSALKernelKeyring that touches C. Not a product.
         .target(
             name: "MSALKernelKeyringNative",
