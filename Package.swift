@@ -59,12 +59,10 @@ let package = Package(
             dependencies: ["MSAL", "MSALKernelKeyringNative"],
             swiftSettings: strictSettings
         ),
-        // C: the Secret Service over D-Bus (libsecret, with GLib and GIO), for MSALSecretService.
-        .systemLibrary(
-            name: "CMSALLibsecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
-        ),
+        // C: the Secret Service over D-Bus, for MSALSecretService: libsecret and the GLib, GObject
+        // and GIO functions it needs, opened with dlopen when a store first needs them (a program
+        // linking the product still starts where they are missing). Needs no header; links none.
+        .target(name: "CMSALLibsecret"),
         // The only Swift code of MSALSecretService that touches C. Not a product.
         .target(
             name: "MSALSecretServiceNative",
