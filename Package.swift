@@ -92,7 +92,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-cli",
-            dependencies: ["MSAL", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService"],
             swiftSettings: strictSettings
         ),
         .testTarget(

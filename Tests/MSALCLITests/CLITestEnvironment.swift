@@ -29,14 +29,31 @@ final class CLITestEnvironment {
     /// The cache file the commands share.
     var cacheFile: String { directory.appendingPathComponent("msal_cache.json").path }
 
-    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, `MSAL_CACHE` and a private `HOME`.
+    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, a private `HOME`, and
+    /// `MSAL_CACHE_BACKEND=plaintext`: the tests of everything but the choice of key store keep the
+    /// plaintext file, whatever keyrings the machine offers (a test of the choice passes
+    /// `MSAL_CACHE_BACKEND: ""` in `extra`, which unsets it).
     var environment: [String: String] {
         [
             "MSAL_CLIENT_ID": clientId,
             "MSAL_CA_FILE": emulator.certificateAuthority.certificateFile,
             "MSAL_CONNECT_TO": emulator.connectTo.joined(separator: ","),
+            "MSAL_CACHE_BACKEND": "plaintext",
             "HOME": directory.path,
         ]
+    }
+
+    /// A folder holding a `libsecret-1.so.0` and a `libkeyutils.so.1` that are text files, not
+    /// libraries ("file too short"): with it first on `LD_LIBRARY_PATH`, as on a machine where the
+    /// keyring libraries are broken, neither keyring can be used. (libcurl needs libkeyutils too,
+    /// through Kerberos: with this folder no request can be sent either.)
+    func brokenKeyringLibraries() throws -> [String: String] {
+        let folder = directory.appendingPathComponent("broken-keyring-libraries")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["libsecret-1.so.0", "libkeyutils.so.1"] {
+            try Data("not a shared library\n".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        return ["LD_LIBRARY_PATH": folder.path]
     }
 
     /// Runs `msal arguments --cache <file>` with ``environment`` (plus `extra`).
