@@ -61,6 +61,8 @@ struct CacheBackendDecision: Equatable, Sendable {
         var warningShown: Bool
         /// The cache file's path, for messages.
         var path: String
+        /// Whether the cache's folder can be written (or does not exist yet).
+        var folderIsWritable = true
     }
 
     var outcome: Outcome
@@ -81,6 +83,11 @@ struct CacheBackendDecision: Equatable, Sendable {
                 }
             }
             chosen = requested
+        } else if !facts.folderIsWritable, !facts.fileIsEncrypted {
+            // A key store's first key is made under the cache's lock, in its folder, and the file
+            // re-written encrypted: neither can happen here, so the file is read as it is (a
+            // read-only copy of a cache), and a write fails naming the folder.
+            return .init(outcome: .use(.plaintext))
         } else if let best = CacheBackend.preference.first(where: { facts.probes[$0] == .available }) {
             chosen = best
         } else {
@@ -154,6 +161,11 @@ enum CacheBackendSelection {
         return (try? handle.read(upToCount: encryptedHeader.count)) ?? Data()
     }
 
+    /// Whether `folder` can be written by this process, or does not exist yet (it is made then).
+    static func folderIsWritable(_ folder: String) -> Bool {
+        !FileManager.default.fileExists(atPath: folder) || FileManager.default.isWritableFile(atPath: folder)
+    }
+
     /// Chooses the backend for `config`'s cache file and sets its key store; returns what to do
     /// once the application was created (print the notice; remember the choice at the end).
     static func apply(
@@ -170,7 +182,8 @@ enum CacheBackendSelection {
             .init(
                 requested: requested, probes: probes, previous: document.cacheBackend.flatMap(CacheBackend.init),
                 fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
-                warningShown: document.plaintextWarningShown ?? false, path: url.path))
+                warningShown: document.plaintextWarningShown ?? false, path: url.path,
+                folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path)))
         switch decision.outcome {
         case .refuse(let message):
             throw CommandFailure(message: message, code: .failure)

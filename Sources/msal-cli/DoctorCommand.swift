@@ -10,8 +10,8 @@ enum DoctorCommand {
             usage: msal doctor [-o text|json|none] [--cache FILE] [--authority URL] [--ca-file PEM]
 
             Prints what a failing sign-in or token command may depend on, one line per finding:
-              cache        the cache file, whether it exists, its mode, and how it is kept (msal keeps
-                           it as the plaintext file, mode 0600)
+              cache        the cache file, whether it exists, its mode, and how it is kept (the
+                           plaintext file, mode 0600, or encrypted with its key in a key store)
               key store    each key store tried here, in msal's order of preference, and why it
                            would not work (a probe that never touches the cache's key): the desktop
                            keyring (Secret Service, over the D-Bus session bus), the kernel keyring

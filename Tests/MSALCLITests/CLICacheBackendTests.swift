@@ -42,6 +42,22 @@ final class CLICacheBackendTests: XCTestCase {
         XCTAssertEqual(decide(facts(requested: .plaintext)), .init(outcome: .use(.plaintext)))
     }
 
+    /// A cache in a folder this process cannot write (a read-only copy): no key store can get its
+    /// first key or re-write the file, so the plaintext file is read as it is, quietly; an
+    /// encrypted one still needs its key store.
+    func testAReadOnlyFolderIsReadAsItIs() {
+        let decide = CacheBackendDecision.decide
+        var readOnly = facts(kernel: .available, previous: nil, exists: true)
+        readOnly.folderIsWritable = false
+        XCTAssertEqual(decide(readOnly), .init(outcome: .use(.plaintext)))
+        readOnly.fileIsEncrypted = true
+        readOnly.previous = .kernelKeyring
+        XCTAssertEqual(decide(readOnly).outcome, .use(.kernelKeyring))
+        readOnly.fileIsEncrypted = false
+        readOnly.requested = .kernelKeyring
+        XCTAssertEqual(decide(readOnly).outcome, .use(.kernelKeyring), "asked for by name")
+    }
+
     func testAChosenBackendThatDoesNotWorkIsRefused() {
         let decide = CacheBackendDecision.decide
         guard case .refuse(let missing) = decide(facts(requested: .systemdCredential)).outcome else {
