@@ -29,16 +29,13 @@ final class CLITestEnvironment {
     /// The cache file the commands share.
     var cacheFile: String { directory.appendingPathComponent("msal_cache.json").path }
 
-    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, a private `HOME`, and
-    /// `MSAL_CACHE_BACKEND=plaintext`: the tests of everything but the choice of key store keep the
-    /// plaintext file, whatever keyrings the machine offers (a test of the choice passes
-    /// `MSAL_CACHE_BACKEND: ""` in `extra`, which unsets it).
+    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, `MSAL_CACHE` and a private `HOME`
+    /// (and, from ``CLIProcess/environment(_:)``, `MSAL_CACHE_BACKEND=plaintext`).
     var environment: [String: String] {
         [
             "MSAL_CLIENT_ID": clientId,
             "MSAL_CA_FILE": emulator.certificateAuthority.certificateFile,
             "MSAL_CONNECT_TO": emulator.connectTo.joined(separator: ","),
-            "MSAL_CACHE_BACKEND": "plaintext",
             "HOME": directory.path,
         ]
     }
