@@ -44,12 +44,10 @@ let package = Package(
             dependencies: ["MSALNative"],
             swiftSettings: strictSettings
         ),
-        // C: the kernel key retention service (libkeyutils), for the MSALKernelKeyring product.
-        .systemLibrary(
-            name: "CMSALKeyutils",
-            pkgConfig: "libkeyutils",
-            providers: [.apt(["libkeyutils-dev"])]
-        ),
+        // C: the kernel key retention service, for the MSALKernelKeyring product: libkeyutils opened
+        // with dlopen when a key store first needs it (a program linking the product still starts
+        // where it is missing). Builds with keyutils.h (Debian: libkeyutils-dev); links no libkeyutils.
+        .target(name: "CMSALKeyutils"),
         // The only Swift code of MSALKernelKeyring that touches C. Not a product.
         .target(
             name: "MSALKernelKeyringNative",
@@ -61,12 +59,10 @@ let package = Package(
             dependencies: ["MSAL", "MSALKernelKeyringNative"],
             swiftSettings: strictSettings
         ),
-        // C: the Secret Service over D-Bus (libsecret, with GLib and GIO), for MSALSecretService.
-        .systemLibrary(
-            name: "CMSALLibsecret",
-            pkgConfig: "libsecret-1",
-            providers: [.apt(["libsecret-1-dev"])]
-        ),
+        // C: the Secret Service over D-Bus, for MSALSecretService: libsecret and the GLib, GObject
+        // and GIO functions it needs, opened with dlopen when a store first needs them (a program
+        // linking the product still starts where they are missing). Needs no header; links none.
+        .target(name: "CMSALLibsecret"),
         // The only Swift code of MSALSecretService that touches C. Not a product.
         .target(
             name: "MSALSecretServiceNative",
@@ -96,7 +92,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-cli",
-            dependencies: ["MSAL", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService"],
             swiftSettings: strictSettings
         ),
         .testTarget(

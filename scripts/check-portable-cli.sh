@@ -2,7 +2,7 @@
 # Checks that the portable `msal` (scripts/install-cli.sh) starts where Swift is not installed:
 # it links no Swift library (ldd shows no libswift*, libFoundation*, libdispatch, libBlocksRuntime),
 # has no RUNPATH but $ORIGIN, links only the C libraries and OpenSSL (libcurl is opened by the
-# first request), and runs from
+# first request, libsecret with GLib and libkeyutils by the keyring probes), and runs from
 # another folder with LD_LIBRARY_PATH empty and a PATH without the toolchain: `msal --version`, and
 # `msal demo`, which walks every flow against its in-process emulator over loopback HTTPS.
 #

@@ -144,7 +144,9 @@ struct KernelKeyringError: Error, CustomStringConvertible {
             return
         }
         var text = "\(store): \(failure)"
-        if failure.isUnsupported {
+        if failure.isLibraryMissing {
+            text += "; install libkeyutils (Debian and Ubuntu: libkeyutils1) or choose another key store"
+        } else if failure.isUnsupported {
             text += "; this kernel (or container) offers no such keyring: choose another keyring or key store"
         } else if failure.isDenied {
             text += "; this process may not use that keyring (a container's seccomp profile, or another user's key)"

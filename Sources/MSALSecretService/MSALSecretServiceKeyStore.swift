@@ -202,6 +202,9 @@ struct SecretServiceKeyStoreError: Error, CustomStringConvertible, LocalizedErro
                 + "org.freedesktop.secrets, or choose another key store"
         case .invalid:
             return "correct the store's configuration"
+        case .noLibrary:
+            return "libsecret is not installed here (Debian and Ubuntu: libsecret-1-0): install it, or use the "
+                + "kernel keyring (MSALKernelKeyring) or a systemd credential"
         case .failed:
             return "check the keyring daemon, or choose another key store"
         }

@@ -54,6 +54,8 @@ package enum SecretServiceClient {
             case denied
             /// The request itself is not valid (schema, attributes, timeout).
             case invalid
+            /// libsecret or one of the GLib libraries it needs could not be loaded (not installed).
+            case noLibrary
             /// Anything else; the detail says what.
             case failed
         }
@@ -80,7 +82,7 @@ package enum SecretServiceClient {
             try call.withItems(matching: item) { items throws(Failure) -> String? in
                 var sawLocked = false
                 for found in items {
-                    if secret_item_get_locked(found) != 0 {
+                    if cmsal_secret_item_get_locked(found) != 0 {
                         sawLocked = true
                         continue
                     }
@@ -106,11 +108,11 @@ package enum SecretServiceClient {
         try run(timeout: timeout, "storing \(item)") { call throws(Failure) in
             try call.checkUnlocked(alias)
             try call.withSchema(item) { schema, attributes throws(Failure) in
-                let value = secret_value_new(secret, -1, "text/plain")
-                defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-                var error: UnsafeMutablePointer<GError>?
+                let value = cmsal_secret_value_new(secret, -1, "text/plain")
+                defer { cmsal_secret_value_unref(value) }
+                var error: UnsafeMutablePointer<cmsal_g_error>?
                 guard
-                    secret_service_store_sync(
+                    cmsal_secret_service_store_sync(
                         call.service, schema, attributes, alias, label, value, call.cancellable, &error) != 0
                 else {
                     throw call.failure(error, while: "storing the item in collection \(alias)")
@@ -128,11 +130,11 @@ package enum SecretServiceClient {
             try call.withItems(matching: item) { items throws(Failure) -> Int in
                 var deleted = 0
                 for found in items {
-                    guard secret_item_get_locked(found) == 0 else {
+                    guard cmsal_secret_item_get_locked(found) == 0 else {
                         throw Failure(.locked, "the item \(item) is in a locked collection")
                     }
-                    var error: UnsafeMutablePointer<GError>?
-                    guard secret_item_delete_sync(found, call.cancellable, &error) != 0 else {
+                    var error: UnsafeMutablePointer<cmsal_g_error>?
+                    guard cmsal_secret_item_delete_sync(found, call.cancellable, &error) != 0 else {
                         throw call.failure(error, while: "deleting the item")
                     }
                     deleted += 1
@@ -146,7 +148,7 @@ package enum SecretServiceClient {
     /// process's first connection to the session bus for the process's life, so this works only
     /// before the first operation.
     package static func useSessionBus(address: String) {
-        _ = g_setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+        cmsal_secret_set_session_bus(address)
     }
 
     // MARK: - Running with a deadline
@@ -169,13 +171,13 @@ package enum SecretServiceClient {
 
     /// A `GCancellable` that may be cancelled from another thread.
     private final class Cancellable: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<GCancellable>
+        let pointer: OpaquePointer
 
-        init() { pointer = g_cancellable_new() }
+        init() { pointer = cmsal_g_cancellable_new() }
 
-        func cancel() { g_cancellable_cancel(pointer) }
+        func cancel() { cmsal_g_cancellable_cancel(pointer) }
 
-        deinit { g_object_unref(pointer) }
+        deinit { cmsal_g_object_unref(UnsafeMutableRawPointer(pointer)) }
     }
 
     /// The result of an operation, handed from its thread to the caller.
@@ -201,6 +203,7 @@ package enum SecretServiceClient {
         guard timeout.isFinite, timeout > 0, timeout <= 3600 else {
             throw Failure(.invalid, "the timeout must be a number of seconds above 0 and at most 3600")
         }
+        try loadLibraries()
         let cancellable = Cancellable()
         let outcome = Outcome<Value>()
         let thread = Thread {
@@ -220,6 +223,15 @@ package enum SecretServiceClient {
         return try result.get()
     }
 
+    /// Opens libsecret and the GLib libraries (once per process); throws
+    /// ``Failure/Kind/noLibrary`` naming the library when they cannot be.
+    package static func loadLibraries() throws(Failure) {
+        var reason: UnsafePointer<CChar>?
+        guard cmsal_secret_load(&reason) != 0 else {
+            throw Failure(.noLibrary, reason.map { String(cString: $0) } ?? "libsecret-1.so.0 could not be loaded")
+        }
+    }
+
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(format: "%.2g", value)
     }
@@ -227,13 +239,13 @@ package enum SecretServiceClient {
     /// One operation's connection: the service proxy (with a session for secrets) and the
     /// operation's cancellable. It lives on the operation's thread only.
     private struct Call {
-        let service: UnsafeMutablePointer<SecretService>
-        let cancellable: UnsafeMutablePointer<GCancellable>
+        let service: OpaquePointer
+        let cancellable: OpaquePointer
         /// Whether the service owned its bus name when the operation began.
         let serviceWasRunning: Bool
 
         /// The failure that `error` (consumed) of a call to the service stands for.
-        func failure(_ error: UnsafeMutablePointer<GError>?, while what: String) -> Failure {
+        func failure(_ error: UnsafeMutablePointer<cmsal_g_error>?, while what: String) -> Failure {
             SecretServiceClient.failure(error, while: what, serviceWasRunning: serviceWasRunning)
         }
 
@@ -246,18 +258,18 @@ package enum SecretServiceClient {
         static func open<Value>(
             _ cancellable: Cancellable, _ body: (Call) throws(Failure) -> Value
         ) throws(Failure) -> Value {
-            let context = g_main_context_new()
-            g_main_context_push_thread_default(context)
+            let context = cmsal_g_main_context_new()
+            cmsal_g_main_context_push_thread_default(context)
             defer {
-                g_main_context_pop_thread_default(context)
-                g_main_context_unref(context)
+                cmsal_g_main_context_pop_thread_default(context)
+                cmsal_g_main_context_unref(context)
             }
-            var error: UnsafeMutablePointer<GError>?
-            guard let bus = g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable.pointer, &error) else {
+            var error: UnsafeMutablePointer<cmsal_g_error>?
+            guard let bus = cmsal_g_bus_get_session_sync(cancellable.pointer, &error) else {
                 throw SecretServiceClient.failure(error, while: "connecting to the D-Bus session bus", connecting: true)
             }
-            defer { g_object_unref(UnsafeMutableRawPointer(bus)) }
-            guard g_dbus_connection_is_closed(bus) == 0 else {
+            defer { cmsal_g_object_unref(UnsafeMutableRawPointer(bus)) }
+            guard cmsal_g_dbus_connection_is_closed(bus) == 0 else {
                 throw Failure(
                     .busClosed,
                     "this process's connection to the D-Bus session bus was closed (the bus stopped, as at a logout)")
@@ -282,51 +294,49 @@ package enum SecretServiceClient {
             }
             let running = owned == 1
             guard
-                let service = secret_service_open_sync(
-                    secret_service_get_type(), nil, SECRET_SERVICE_OPEN_SESSION, cancellable.pointer, &error)
+                let service = cmsal_secret_service_open_session_sync(cancellable.pointer, &error)
             else {
                 throw SecretServiceClient.failure(
                     error, while: "opening a session with the Secret Service", serviceWasRunning: running)
             }
-            defer { g_object_unref(service) }
+            defer { cmsal_g_object_unref(UnsafeMutableRawPointer(service)) }
             return try body(Call(service: service, cancellable: cancellable.pointer, serviceWasRunning: running))
         }
 
         /// Runs `body` with the schema and the attribute table of `item`.
         func withSchema<Value>(
             _ item: Item,
-            _ body: (UnsafeMutablePointer<SecretSchema>, OpaquePointer) throws(Failure) -> Value
+            _ body: (OpaquePointer, OpaquePointer) throws(Failure) -> Value
         ) throws(Failure) -> Value {
             let attributes = cmsal_secret_attributes_new()
-            defer { g_hash_table_unref(attributes) }
+            defer { cmsal_g_hash_table_unref(attributes) }
             for (name, value) in item.attributes {
                 cmsal_secret_attributes_set(attributes, name, value)
             }
             guard let attributes, let schema = cmsal_secret_schema_new(item.schema, attributes) else {
                 throw Failure(.invalid, "libsecret refused the schema \(item.schema)")
             }
-            defer { secret_schema_unref(schema) }
+            defer { cmsal_secret_schema_unref(schema) }
             return try body(schema, attributes)
         }
 
         /// Runs `body` with the items matching `item`, locked ones included (nothing is unlocked
         /// and no secret is loaded).
         func withItems<Value>(
-            matching item: Item, _ body: ([UnsafeMutablePointer<SecretItem>]) throws(Failure) -> Value
+            matching item: Item, _ body: ([OpaquePointer]) throws(Failure) -> Value
         ) throws(Failure) -> Value {
             try withSchema(item) { schema, attributes throws(Failure) -> Value in
-                var error: UnsafeMutablePointer<GError>?
-                let list = secret_service_search_sync(
-                    service, schema, attributes, SECRET_SEARCH_ALL, cancellable, &error)
+                var error: UnsafeMutablePointer<cmsal_g_error>?
+                let list = cmsal_secret_service_search_all_sync(service, schema, attributes, cancellable, &error)
                 defer { cmsal_secret_item_list_free(list) }
                 if list == nil, error != nil {
                     throw failure(error, while: "searching for the item")
                 }
-                var items: [UnsafeMutablePointer<SecretItem>] = []
+                var items: [OpaquePointer] = []
                 var node = list
                 while let current = node {
                     if let data = current.pointee.data {
-                        items.append(data.assumingMemoryBound(to: SecretItem.self))
+                        items.append(OpaquePointer(data))
                     }
                     node = current.pointee.next
                 }
@@ -335,17 +345,17 @@ package enum SecretServiceClient {
         }
 
         /// The secret of an unlocked `item`, as text.
-        func secretText(of item: UnsafeMutablePointer<SecretItem>) throws(Failure) -> String {
-            var error: UnsafeMutablePointer<GError>?
-            guard secret_item_load_secret_sync(item, cancellable, &error) != 0 else {
+        func secretText(of item: OpaquePointer) throws(Failure) -> String {
+            var error: UnsafeMutablePointer<cmsal_g_error>?
+            guard cmsal_secret_item_load_secret_sync(item, cancellable, &error) != 0 else {
                 throw failure(error, while: "reading the item's secret")
             }
-            guard let value = secret_item_get_secret(item) else {
+            guard let value = cmsal_secret_item_get_secret(item) else {
                 throw Failure(.failed, "the Secret Service returned no secret for the item")
             }
-            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            defer { cmsal_secret_value_unref(value) }
             var length = 0
-            guard let bytes = secret_value_get(value, &length), length >= 0 else {
+            guard let bytes = cmsal_secret_value_get(value, &length) else {
                 return ""
             }
             let buffer = UnsafeBufferPointer(
@@ -359,16 +369,15 @@ package enum SecretServiceClient {
         /// Throws ``Failure/Kind/locked`` when the collection `alias` is locked, and
         /// ``Failure/Kind/noCollection`` when there is no such collection.
         func checkUnlocked(_ alias: String) throws(Failure) {
-            var error: UnsafeMutablePointer<GError>?
+            var error: UnsafeMutablePointer<cmsal_g_error>?
             guard
-                let collection = secret_collection_for_alias_sync(
-                    service, alias, SECRET_COLLECTION_NONE, cancellable, &error)
+                let collection = cmsal_secret_collection_for_alias_sync(service, alias, cancellable, &error)
             else {
                 if error != nil { throw failure(error, while: "finding the collection \(alias)") }
                 throw Failure(.noCollection, "the Secret Service has no collection \(alias)")
             }
-            defer { g_object_unref(UnsafeMutableRawPointer(collection)) }
-            guard secret_collection_get_locked(collection) == 0 else {
+            defer { cmsal_g_object_unref(UnsafeMutableRawPointer(collection)) }
+            guard cmsal_secret_collection_get_locked(collection) == 0 else {
                 throw Failure(.locked, "the collection \(alias) is locked")
             }
         }
@@ -378,21 +387,21 @@ package enum SecretServiceClient {
 
     /// The failure that `error` (consumed) stands for, found while doing `what`.
     private static func failure(
-        _ error: UnsafeMutablePointer<GError>?, while what: String, connecting: Bool = false,
+        _ error: UnsafeMutablePointer<cmsal_g_error>?, while what: String, connecting: Bool = false,
         serviceWasRunning: Bool = false
     ) -> Failure {
         guard let error else { return Failure(.failed, "libsecret failed without an error while \(what)") }
-        defer { g_error_free(error) }
+        defer { cmsal_g_error_free(error) }
         let message = error.pointee.message.map { printable(String(cString: $0)) } ?? "no message"
         let domain = error.pointee.domain
         let code = error.pointee.code
         var remote = ""
-        if let name = g_dbus_error_get_remote_error(error) {
+        if let name = cmsal_g_dbus_error_get_remote_error(error) {
             remote = String(cString: name)
-            g_free(name)
+            cmsal_g_free(name)
         }
         let detail = "\(what): \(message)"
-        if domain == g_io_error_quark(), code == Int32(G_IO_ERROR_CANCELLED.rawValue) {
+        if domain == cmsal_g_io_error_quark(), code == Int32(CMSAL_G_IO_ERROR_CANCELLED) {
             return Failure(.timedOut, "\(what): given up at the deadline")
         }
         if connecting { return Failure(.noBus, detail) }
@@ -411,15 +420,14 @@ package enum SecretServiceClient {
         default:
             break
         }
-        if domain == secret_error_get_quark(), code == Int32(SECRET_ERROR_IS_LOCKED.rawValue) {
+        if domain == cmsal_secret_error_get_quark(), code == Int32(CMSAL_SECRET_ERROR_IS_LOCKED) {
             return Failure(.locked, detail)
         }
-        if domain == g_io_error_quark() {
+        if domain == cmsal_g_io_error_quark() {
             switch code {
-            case Int32(G_IO_ERROR_CLOSED.rawValue), Int32(G_IO_ERROR_BROKEN_PIPE.rawValue),
-                Int32(G_IO_ERROR_CONNECTION_CLOSED.rawValue):
+            case Int32(CMSAL_G_IO_ERROR_CLOSED), Int32(CMSAL_G_IO_ERROR_BROKEN_PIPE):
                 return Failure(.busClosed, detail)
-            case Int32(G_IO_ERROR_TIMED_OUT.rawValue):
+            case Int32(CMSAL_G_IO_ERROR_TIMED_OUT):
                 return Failure(.timedOut, detail)
             default:
                 break

@@ -26,10 +26,11 @@ struct ApplicationOptions {
                              (MSAL_INSTANCE_DISCOVERY=off)
           --cache FILE       token cache file (MSAL_CACHE); default
                              $XDG_DATA_HOME/msal/com.microsoft.identity.universalstorage/msal_cache.json
-          --cache-backend B  where the cache's key is kept: systemd-credential (the service's
-                             credential msal-cache-key) or plaintext (the file alone, no warning);
-                             default: the first that works here, else the plaintext file with a
-                             warning shown once (MSAL_CACHE_BACKEND)
+          --cache-backend B  where the cache's key is kept: secret-service (the desktop keyring),
+                             kernel-keyring (the user's kernel keyring), systemd-credential (the
+                             service's credential msal-cache-key) or plaintext (the file alone, no
+                             warning); default: the first that works here in that order, else the
+                             plaintext file with a warning shown once (MSAL_CACHE_BACKEND)
           --ca-file PEM      certificate authorities to trust instead of the system's (MSAL_CA_FILE)
           --verbose          MSAL's log on standard error (personal data masked)
           --help             this help

@@ -1,5 +1,7 @@
 import Foundation
 import MSAL
+import MSALKernelKeyring
+import MSALSecretService
 
 /// Where `msal` keeps its token cache, chosen by ``CacheBackendDecision`` from what the probes
 /// found, or by `--cache-backend` / `MSAL_CACHE_BACKEND`.
@@ -31,9 +33,6 @@ enum CacheBackendProbe: Equatable, Sendable {
     case available
     /// Why it does not work here, with the remedy.
     case unavailable(String)
-    /// This build of the tool does not have it (the portable `msal` links only libc, libcurl and
-    /// OpenSSL; the keyring products need libsecret and libkeyutils).
-    case notBuiltIn
 }
 
 /// The tool's choice of cache backend as a value: from the backend asked for, the probes, the
@@ -62,6 +61,8 @@ struct CacheBackendDecision: Equatable, Sendable {
         var warningShown: Bool
         /// The cache file's path, for messages.
         var path: String
+        /// Whether the cache's folder can be written (or does not exist yet).
+        var folderIsWritable = true
     }
 
     var outcome: Outcome
@@ -75,19 +76,18 @@ struct CacheBackendDecision: Equatable, Sendable {
         var warning = false
         if let requested = facts.requested {
             if requested != .plaintext {
-                switch facts.probes[requested] ?? .notBuiltIn {
+                switch facts.probes[requested] ?? .unavailable("it was not probed") {
                 case .available: break
                 case .unavailable(let reason):
                     return .init(outcome: .refuse("--cache-backend \(requested.rawValue): \(reason)"))
-                case .notBuiltIn:
-                    return .init(
-                        outcome: .refuse(
-                            "--cache-backend \(requested.rawValue): \(requested.words) is not linked into this portable "
-                                + "msal (it links only the C library, libcurl and OpenSSL); choose "
-                                + "systemd-credential or plaintext"))
                 }
             }
             chosen = requested
+        } else if !facts.folderIsWritable, !facts.fileIsEncrypted {
+            // A key store's first key is made under the cache's lock, in its folder, and the file
+            // re-written encrypted: neither can happen here, so the file is read as it is (a
+            // read-only copy of a cache), and a write fails naming the folder.
+            return .init(outcome: .use(.plaintext))
         } else if let best = CacheBackend.preference.first(where: { facts.probes[$0] == .available }) {
             chosen = best
         } else {
@@ -133,7 +133,6 @@ struct CacheBackendDecision: Equatable, Sendable {
         let failed = CacheBackend.preference.compactMap { backend -> String? in
             switch facts.probes[backend] {
             case .unavailable(let reason)?: "\(backend.words): \(reason)"
-            case .notBuiltIn?: "\(backend.words): not linked into this portable msal"
             case .available?, nil: nil
             }
         }
@@ -162,6 +161,11 @@ enum CacheBackendSelection {
         return (try? handle.read(upToCount: encryptedHeader.count)) ?? Data()
     }
 
+    /// Whether `folder` can be written by this process, or does not exist yet (it is made then).
+    static func folderIsWritable(_ folder: String) -> Bool {
+        !FileManager.default.fileExists(atPath: folder) || FileManager.default.isWritableFile(atPath: folder)
+    }
+
     /// Chooses the backend for `config`'s cache file and sets its key store; returns what to do
     /// once the application was created (print the notice; remember the choice at the end).
     static func apply(
@@ -170,30 +174,21 @@ enum CacheBackendSelection {
     ) throws -> () -> Void {
         let cacheConfig = config.cacheConfig
         guard let url = cacheConfig.resolvedCacheFileURL else { return {} }
-        let credential = MSALSystemdCredentialKeyStore(
-            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
-        var probes: [CacheBackend: CacheBackendProbe] = [.secretService: .notBuiltIn, .kernelKeyring: .notBuiltIn]
-        if requested == nil || requested == .systemdCredential {
-            do {
-                try credential.probe()
-                probes[.systemdCredential] = .available
-            } catch {
-                probes[.systemdCredential] = .unavailable(
-                    (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? "\(error)")
-            }
-        }
+        let stores = CacheBackendStores(cachePath: url.path, environment: environment)
+        let probes = stores.probes(requested: requested)
         let head = head(of: url.path)
         let document = DefaultAccount.read(defaultsFile)
         let decision = CacheBackendDecision.decide(
             .init(
                 requested: requested, probes: probes, previous: document.cacheBackend.flatMap(CacheBackend.init),
                 fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
-                warningShown: document.plaintextWarningShown ?? false, path: url.path))
+                warningShown: document.plaintextWarningShown ?? false, path: url.path,
+                folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path)))
         switch decision.outcome {
         case .refuse(let message):
             throw CommandFailure(message: message, code: .failure)
         case .use(let backend):
-            if backend == .systemdCredential { cacheConfig.encryptionKeyStore = credential }
+            cacheConfig.encryptionKeyStore = stores.store(backend)
             return {
                 if let notice = decision.notice { Console.error(notice) }
                 // Remembered when the command ends, and only beside a cache folder that exists:
@@ -211,5 +206,90 @@ enum CacheBackendSelection {
                 }
             }
         }
+    }
+}
+
+/// The key stores `msal` can keep a cache file's key in, and their probes (each writes, reads back
+/// and removes a test item of its own, never the cache's key).
+///
+/// libsecret and libkeyutils are opened when a probe first needs them: where one is missing (or
+/// broken), its probe says so, naming the library, and the next backend is tried.
+struct CacheBackendStores {
+    /// The desktop keyring's item of this cache: schema `org.swift-msal.CacheKey`, attribute
+    /// `cache` = the cache file's path.
+    let secretService: MSALSecretServiceKeyStore
+    /// The key `msal:<cache file path>` in the user's keyring (every process of this user id; gone
+    /// with the user's last process, and at a reboot).
+    let kernelKeyring: MSALKernelKeyringKeyStore
+    /// The credential `msal-cache-key` of `$CREDENTIALS_DIRECTORY`.
+    let credential: MSALSystemdCredentialKeyStore
+    /// The D-Bus session bus, when this environment names one.
+    let sessionBus: String?
+
+    init(cachePath: String, environment: [String: String]) {
+        secretService = MSALSecretServiceKeyStore(cacheName: cachePath)
+        kernelKeyring = MSALKernelKeyringKeyStore(keyName: "msal:" + cachePath, keyring: .user)
+        credential = MSALSystemdCredentialKeyStore(
+            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
+        sessionBus = Self.sessionBus(environment)
+    }
+
+    /// The session bus GLib would connect to: `DBUS_SESSION_BUS_ADDRESS`, else the socket
+    /// `$XDG_RUNTIME_DIR/bus` when it exists; `nil` without either (then GLib would try to start a
+    /// bus with dbus-launch, which is never wanted here, so the Secret Service is not tried).
+    static func sessionBus(_ environment: [String: String]) -> String? {
+        if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return address }
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            FileManager.default.fileExists(atPath: runtime + "/bus")
+        {
+            return "unix:path=\(runtime)/bus"
+        }
+        return nil
+    }
+
+    static let noBusReason =
+        "no D-Bus session bus here (DBUS_SESSION_BUS_ADDRESS is unset), as in an SSH login, a container or a "
+        + "service: the desktop keyring cannot be reached from this session"
+
+    /// The key store of `backend`; `nil` for the plaintext file.
+    func store(_ backend: CacheBackend) -> (any MSALCacheKeyStore)? {
+        switch backend {
+        case .secretService: secretService
+        case .kernelKeyring: kernelKeyring
+        case .systemdCredential: credential
+        case .plaintext: nil
+        }
+    }
+
+    /// What `backend`'s probe finds here.
+    func probe(_ backend: CacheBackend) -> CacheBackendProbe {
+        if backend == .secretService, sessionBus == nil { return .unavailable(Self.noBusReason) }
+        guard let store = store(backend) else { return .available }
+        do {
+            try store.probe()
+            return .available
+        } catch {
+            return .unavailable(Self.describe(error))
+        }
+    }
+
+    /// The probes a decision needs: the requested backend's; otherwise each backend's in order of
+    /// preference, up to the first that works (the ones after it would not be chosen).
+    func probes(requested: CacheBackend?) -> [CacheBackend: CacheBackendProbe] {
+        if let requested {
+            return requested == .plaintext ? [:] : [requested: probe(requested)]
+        }
+        var probes: [CacheBackend: CacheBackendProbe] = [:]
+        for backend in CacheBackend.preference {
+            let found = probe(backend)
+            probes[backend] = found
+            if found == .available { break }
+        }
+        return probes
+    }
+
+    /// A probe's error in words (MSALErrorDomain's description when it has one).
+    static func describe(_ error: any Error) -> String {
+        (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? "\(error)"
     }
 }

@@ -10,13 +10,13 @@ enum DoctorCommand {
             usage: msal doctor [-o text|json|none] [--cache FILE] [--authority URL] [--ca-file PEM]
 
             Prints what a failing sign-in or token command may depend on, one line per finding:
-              cache        the cache file, whether it exists, its mode, and how it is kept (msal keeps
-                           it as the plaintext file, mode 0600)
-              key store    each key store tried here and why it would not work (a probe that never
-                           touches the cache: the systemd credential of $CREDENTIALS_DIRECTORY);
-                           the desktop keyring (Secret Service) and the kernel keyring are products
-                           of the library that this portable tool does not link: the lines say
-                           whether a D-Bus session bus is there
+              cache        the cache file, whether it exists, its mode, and how it is kept (the
+                           plaintext file, mode 0600, or encrypted with its key in a key store)
+              key store    each key store tried here, in msal's order of preference, and why it
+                           would not work (a probe that never touches the cache's key): the desktop
+                           keyring (Secret Service, over the D-Bus session bus), the kernel keyring
+                           (the user's keyring), the systemd credential of $CREDENTIALS_DIRECTORY;
+                           "in use" marks the one msal chooses here
               advice       what to do about the above, when something should be done
               lock         the cache's lock (msal_cache.json.lock) and msal-extensions' lockfile:
                            free, or held by which process
@@ -113,33 +113,36 @@ enum DoctorCommand {
     static func check(_ options: ApplicationOptions, environment: [String: String]) async -> Report {
         let config = MSALCacheConfig()
         if let file = options.cacheFile { config.cacheFileURL = URL(fileURLWithPath: file) }
-        // The key store the other commands would choose here (CacheBackendDecision).
-        let credential = MSALSystemdCredentialKeyStore(
-            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
-        let credentialWorks = (try? credential.probe()) != nil
-        if options.cacheBackend == .systemdCredential || (options.cacheBackend == nil && credentialWorks) {
-            config.encryptionKeyStore = credential
+        // Every key store probed, and the one the other commands would choose here
+        // (CacheBackendDecision): the one asked for, else the first that works.
+        let stores = CacheBackendStores(
+            cachePath: config.resolvedCacheFileURL?.path ?? "", environment: environment)
+        let probes = CacheBackend.preference.map { ($0, stores.probe($0)) }
+        let chosen = options.cacheBackend ?? probes.first { $0.1 == .available }?.0 ?? .plaintext
+        if probes.contains(where: { $0.0 == chosen && $0.1 == .available }) {
+            config.encryptionKeyStore = stores.store(chosen)
         }
-        let status = MSALCacheStatus.check(config, candidates: [credential])
+        let status = MSALCacheStatus.check(config)
         let path = status.cacheFileURL?.path ?? ""
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let mode = (attributes?[.posixPermissions] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
-        var stores = status.candidates.map {
-            Report.KeyStore(
-                store: $0.storeDescription, available: $0.isAvailable, active: $0.isActive, problem: $0.problem)
+        let keyStores = probes.map { backend, probe in
+            let problem: String? =
+                switch probe {
+                case .available: nil
+                case .unavailable(let reason): reason
+                }
+            return Report.KeyStore(
+                store: stores.store(backend)?.storeDescription ?? backend.words, available: problem == nil,
+                active: backend == chosen && problem == nil, problem: problem)
         }
-        let bus = environment["DBUS_SESSION_BUS_ADDRESS"].flatMap { $0.isEmpty ? nil : $0 }
-        stores.append(
-            Report.KeyStore(
-                store: "Secret Service (desktop keyring)", available: false, active: false,
-                problem: "not linked into this portable msal (apps use the MSALSecretService product); "
-                    + (bus.map { "a D-Bus session bus is at \($0)" }
-                        ?? "no D-Bus session bus here (DBUS_SESSION_BUS_ADDRESS is unset), as in an SSH login, a "
-                        + "container or a service: the Secret Service cannot be reached from this session")))
-        stores.append(
-            Report.KeyStore(
-                store: "kernel keyring", available: false, active: false,
-                problem: "not linked into this portable msal (apps use the MSALKernelKeyring product)"))
+        let advice =
+            chosen == .plaintext
+            ? (probes.first { $0.1 == .available }).map {
+                "the cache file is plaintext, readable by every process of this user: keep its key in "
+                    + "\($0.0.words) (--cache-backend \($0.0.rawValue)) instead"
+            } ?? status.advice
+            : status.advice
         let authority = options.authority?.url ?? MSALPublicClientApplicationConfig.defaultAuthorityURL
         let discovery = authority.appendingPathComponent("v2.0/.well-known/openid-configuration")
         var clock = Report.Clock(url: discovery.absoluteString)
@@ -164,7 +167,7 @@ enum DoctorCommand {
             cache: .init(
                 path: path, exists: attributes != nil, mode: mode,
                 storage: Self.words(status.storage, fileIsPlaintext: Self.isPlaintext(path))),
-            keyStores: stores, advice: status.advice,
+            keyStores: keyStores, advice: advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
             proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
     }

@@ -5,15 +5,16 @@ import XCTest
 @testable import msal_cli
 
 /// The tool's choice of where the cache's key lives: the decision table as values, then the
-/// binary run as a subprocess against the emulator (the plaintext warning once, the systemd
-/// credential chosen and the plaintext cache migrated, a gone credential refused with the file
-/// untouched).
+/// binary run as a subprocess against the emulator (the plaintext warning once, naming broken
+/// keyring libraries; the desktop keyring chosen where one runs; the systemd credential used and
+/// the plaintext cache migrated, a gone credential refused with the file untouched).
 final class CLICacheBackendTests: XCTestCase {
     private typealias Facts = CacheBackendDecision.Facts
 
     private func facts(
-        requested: CacheBackend? = nil, secretService: CacheBackendProbe = .notBuiltIn,
-        kernel: CacheBackendProbe = .notBuiltIn, credential: CacheBackendProbe = .unavailable("no credential"),
+        requested: CacheBackend? = nil, secretService: CacheBackendProbe = .unavailable("no D-Bus session bus"),
+        kernel: CacheBackendProbe = .unavailable("no libkeyutils"),
+        credential: CacheBackendProbe = .unavailable("no credential"),
         previous: CacheBackend? = nil, exists: Bool = false, encrypted: Bool = false, warned: Bool = false
     ) -> Facts {
         Facts(
@@ -41,16 +42,32 @@ final class CLICacheBackendTests: XCTestCase {
         XCTAssertEqual(decide(facts(requested: .plaintext)), .init(outcome: .use(.plaintext)))
     }
 
+    /// A cache in a folder this process cannot write (a read-only copy): no key store can get its
+    /// first key or re-write the file, so the plaintext file is read as it is, quietly; an
+    /// encrypted one still needs its key store.
+    func testAReadOnlyFolderIsReadAsItIs() {
+        let decide = CacheBackendDecision.decide
+        var readOnly = facts(kernel: .available, previous: nil, exists: true)
+        readOnly.folderIsWritable = false
+        XCTAssertEqual(decide(readOnly), .init(outcome: .use(.plaintext)))
+        readOnly.fileIsEncrypted = true
+        readOnly.previous = .kernelKeyring
+        XCTAssertEqual(decide(readOnly).outcome, .use(.kernelKeyring))
+        readOnly.fileIsEncrypted = false
+        readOnly.requested = .kernelKeyring
+        XCTAssertEqual(decide(readOnly).outcome, .use(.kernelKeyring), "asked for by name")
+    }
+
     func testAChosenBackendThatDoesNotWorkIsRefused() {
         let decide = CacheBackendDecision.decide
         guard case .refuse(let missing) = decide(facts(requested: .systemdCredential)).outcome else {
             return XCTFail("used")
         }
         XCTAssertTrue(missing.contains("no credential"), missing)
-        guard case .refuse(let absent) = decide(facts(requested: .secretService)).outcome else {
+        guard case .refuse(let absent) = decide(facts(requested: .secretService, kernel: .available)).outcome else {
             return XCTFail("used")
         }
-        XCTAssertTrue(absent.contains("not linked into this portable msal"), absent)
+        XCTAssertTrue(absent.contains("--cache-backend secret-service: no D-Bus session bus"), absent)
     }
 
     func testChangingBackendNeverLosesAccountsSilently() {
@@ -90,12 +107,23 @@ final class CLICacheBackendTests: XCTestCase {
         environment?.tearDown()
     }
 
+    /// No key store at all: no credential, a session bus that is not there, and both keyring
+    /// libraries broken (the libraries are opened at run time, so the tool still starts).
+    private func noKeyStores(_ environment: CLITestEnvironment) throws -> [String: String] {
+        try environment.brokenKeyringLibraries().merging([
+            "CREDENTIALS_DIRECTORY": "", "MSAL_CACHE_BACKEND": "",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + environment.directory.appendingPathComponent("no-bus").path,
+        ]) { $1 }
+    }
+
     func testThePlaintextFallbackIsWarnedOnceAndCanBeChosenQuietly() throws {
         environment = try CLITestEnvironment()
-        let noCredentials = ["CREDENTIALS_DIRECTORY": ""]
+        let noCredentials = try noKeyStores(environment)
         let first = try environment.run(["accounts"], extra: noCredentials)
         XCTAssertEqual(first.status, 0, first.errorOutput)
         XCTAssertTrue(first.errorOutput.contains("msal: warning: no key store is available here"), first.errorOutput)
+        XCTAssertTrue(first.errorOutput.contains("libsecret-1.so.0 could not be loaded"), first.errorOutput)
+        XCTAssertTrue(first.errorOutput.contains("libkeyutils.so.1 could not be loaded"), first.errorOutput)
         XCTAssertTrue(first.errorOutput.contains(environment.cacheFile), first.errorOutput)
         XCTAssertTrue(first.errorOutput.contains("--cache-backend plaintext"), first.errorOutput)
         let second = try environment.run(["accounts"], extra: noCredentials)
@@ -110,12 +138,88 @@ final class CLICacheBackendTests: XCTestCase {
             ["accounts"], extra: noCredentials.merging(["MSAL_CACHE_BACKEND": "plaintext"]) { $1 })
         XCTAssertEqual(chosen.status, 0)
         XCTAssertEqual(chosen.errorOutput, "")
-        let refused = try quiet.run(["accounts", "--cache-backend", "secret-service"])
+        let broken = try noKeyStores(quiet)
+        let refused = try quiet.run(["accounts", "--cache-backend", "secret-service"], extra: broken)
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.errorOutput.contains("not linked into this portable msal"), refused.errorOutput)
+        XCTAssertTrue(refused.errorOutput.contains("libsecret-1.so.0 could not be loaded"), refused.errorOutput)
+        let kernel = try quiet.run(["accounts", "--cache-backend", "kernel-keyring"], extra: broken)
+        XCTAssertEqual(kernel.status, 1)
+        XCTAssertTrue(kernel.errorOutput.contains("libkeyutils.so.1 could not be loaded"), kernel.errorOutput)
+        XCTAssertTrue(kernel.errorOutput.contains("install libkeyutils"), kernel.errorOutput)
     }
 
-    func testTheSystemdCredentialIsChosenAndThePlaintextCacheMigrated() throws {
+    /// Broken keyring libraries on the library path: a cached token is still printed, the
+    /// fallback's warning names each library, and `msal doctor` says why each keyring is out.
+    func testBrokenKeyringLibrariesAreNamedAndACachedTokenStillPrinted() throws {
+        environment = try CLITestEnvironment()
+        XCTAssertEqual(try environment.deviceCodeLogin(as: EmulatorUser.bob.username).status, 0)
+        let cached = try environment.run(["token", "--scopes", "User.Read"])
+        XCTAssertEqual(cached.status, 0, cached.errorOutput)
+
+        let broken = try noKeyStores(environment)
+        let again = try environment.run(["token", "--scopes", "User.Read"], extra: broken)
+        XCTAssertEqual(again.status, 0, again.errorOutput)
+        XCTAssertEqual(again.output, cached.output)
+        XCTAssertTrue(again.errorOutput.contains("no key store is available here"), again.errorOutput)
+        XCTAssertTrue(again.errorOutput.contains("libsecret-1.so.0 could not be loaded"), again.errorOutput)
+        XCTAssertTrue(again.errorOutput.contains("file too short"), again.errorOutput)
+        XCTAssertTrue(again.errorOutput.contains("libkeyutils.so.1 could not be loaded"), again.errorOutput)
+
+        let doctor = try environment.run(["doctor", "-o", "json"], extra: broken)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(doctor.output.utf8)) as? [String: Any], doctor.errorOutput)
+        let stores = try XCTUnwrap(report["key_stores"] as? [[String: Any]])
+        XCTAssertEqual(stores.count, 3)
+        XCTAssertEqual(stores.compactMap { $0["available"] as? Bool }, [false, false, false])
+        XCTAssertTrue((stores[0]["problem"] as? String ?? "").contains("libsecret-1.so.0"), "\(stores[0])")
+        XCTAssertTrue((stores[1]["problem"] as? String ?? "").contains("libkeyutils.so.1"), "\(stores[1])")
+    }
+
+    /// With a desktop keyring on the session bus (a private dbus-daemon and gnome-keyring-daemon),
+    /// `msal login` keeps the cache's key there and says so, and `msal doctor` shows it in use.
+    func testTheDesktopKeyringIsChosenWhereOneRunsAndDoctorSaysSo() throws {
+        environment = try CLITestEnvironment()
+        let keyring = try CLIKeyringDaemon()
+        defer { keyring.stop() }
+        let desktop = keyring.environment.merging(["MSAL_CACHE_BACKEND": "", "CREDENTIALS_DIRECTORY": ""]) { $1 }
+
+        let login = try environment.deviceCodeLogin(as: EmulatorUser.bob.username, extra: desktop)
+        XCTAssertEqual(login.status, 0, login.errorOutput)
+        XCTAssertTrue(
+            login.errorOutput.contains("the token cache's key is kept in the desktop keyring (Secret Service)"),
+            login.errorOutput)
+        let encrypted = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
+        XCTAssertEqual(Array(encrypted.prefix(10)), CacheBackendSelection.encryptedHeader)
+        let token = try environment.run(["token", "--scopes", "User.Read"], extra: desktop)
+        XCTAssertEqual(token.status, 0, token.errorOutput)
+        XCTAssertFalse(token.output.isEmpty)
+        XCTAssertFalse(token.errorOutput.contains("kept in"), "said once: \(token.errorOutput)")
+
+        let doctor = try environment.run(["doctor", "-o", "json"], extra: desktop)
+        XCTAssertEqual(doctor.status, 0, doctor.errorOutput)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(doctor.output.utf8)) as? [String: Any], doctor.errorOutput)
+        let first = try XCTUnwrap((report["key_stores"] as? [[String: Any]])?.first)
+        XCTAssertTrue((first["store"] as? String ?? "").hasPrefix("Secret Service"), "\(first)")
+        XCTAssertEqual(first["available"] as? Bool, true, "\(first)")
+        XCTAssertEqual(first["active"] as? Bool, true, "\(first)")
+        XCTAssertEqual(
+            (report["cache"] as? [String: Any])?["storage"] as? String,
+            "encrypted file, its key in the key store in use below")
+        let text = try environment.run(["doctor"], extra: desktop)
+        XCTAssertTrue(text.output.contains("key store: Secret Service"), text.output)
+        XCTAssertTrue(text.output.contains("in use"), text.output)
+
+        // Without the bus the key cannot be reached: refused, the file untouched.
+        let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
+        let away = try environment.run(["accounts"], extra: try noKeyStores(environment))
+        XCTAssertEqual(away.status, 1, away.errorOutput)
+        XCTAssertTrue(away.errorOutput.contains("the desktop keyring (Secret Service)"), away.errorOutput)
+        XCTAssertTrue(away.errorOutput.contains("Nothing was changed"), away.errorOutput)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile)), before)
+    }
+
+    func testTheSystemdCredentialIsUsedAndThePlaintextCacheMigrated() throws {
         environment = try CLITestEnvironment()
         // Signed in with the plaintext file first.
         let login = try environment.deviceCodeLogin(as: EmulatorUser.bob.username, extra: ["CREDENTIALS_DIRECTORY": ""])
@@ -128,7 +232,8 @@ final class CLICacheBackendTests: XCTestCase {
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
         try Data(repeating: 9, count: 32).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
-        let service = ["CREDENTIALS_DIRECTORY": credentials.path]
+        // (Chosen by name: the kernel keyring, preferred to it, may work on this machine.)
+        let service = ["CREDENTIALS_DIRECTORY": credentials.path, "MSAL_CACHE_BACKEND": "systemd-credential"]
         let second = try environment.deviceCodeLogin(as: EmulatorUser.alice.username, extra: service)
         XCTAssertEqual(second.status, 0, second.errorOutput)
         XCTAssertTrue(
@@ -143,7 +248,7 @@ final class CLICacheBackendTests: XCTestCase {
         XCTAssertFalse(accounts.errorOutput.contains("kept in"), "said once: \(accounts.errorOutput)")
 
         // The credential gone (run outside the service): refused, the file untouched.
-        let outside = try environment.run(["accounts"], extra: ["CREDENTIALS_DIRECTORY": ""])
+        let outside = try environment.run(["accounts"], extra: try noKeyStores(environment))
         XCTAssertEqual(outside.status, 1)
         XCTAssertTrue(
             outside.errorOutput.contains("is encrypted (its key was kept in the systemd credential"),

@@ -63,11 +63,13 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertTrue(
             (secretService["problem"] as? String ?? "").contains("no D-Bus session bus here"), "\(secretService)")
 
-        let withBus = try doctorJSON(extra: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"]).report
+        // A bus named but not there: the probe tries it, and says so.
+        let nowhere = "unix:path=" + environment.directory.appendingPathComponent("no-bus").path
+        let withBus = try doctorJSON(extra: ["DBUS_SESSION_BUS_ADDRESS": nowhere]).report
         let problem =
             (withBus["key_stores"] as? [[String: Any]])?.first { ($0["store"] as? String ?? "").hasPrefix("Secret") }?[
                 "problem"] as? String ?? ""
-        XCTAssertTrue(problem.contains("a D-Bus session bus is at unix:path=/run/user/1000/bus"), problem)
+        XCTAssertTrue(problem.contains("connecting to the D-Bus session bus"), problem)
     }
 
     func testAPlaintextCacheIsSaidToBeOneWithAdvice() throws {
@@ -80,8 +82,8 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertEqual(cache["mode"] as? String, "0600")
         XCTAssertEqual(cache["storage"] as? String, "plaintext file")
         let stores = try XCTUnwrap(report["key_stores"] as? [[String: Any]])
-        XCTAssertEqual(stores.first?["store"] as? String, "systemd credential msal-cache-key")
-        XCTAssertEqual(stores.first?["available"] as? Bool, false, "no $CREDENTIALS_DIRECTORY: not a service")
+        let credential = try XCTUnwrap(stores.first { $0["store"] as? String == "systemd credential msal-cache-key" })
+        XCTAssertEqual(credential["available"] as? Bool, false, "no $CREDENTIALS_DIRECTORY: not a service")
         XCTAssertTrue((report["advice"] as? String ?? "").contains("plaintext"), "\(report["advice"] ?? "")")
 
         // With the credential provisioned, it is the key store the tool uses (CacheBackendDecision).
@@ -90,8 +92,13 @@ final class CLIDoctorTests: XCTestCase {
         try Data(repeating: 7, count: 32).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
         let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
-        let provisioned = try doctorJSON(extra: ["CREDENTIALS_DIRECTORY": credentials.path]).report
-        let used = try XCTUnwrap((provisioned["key_stores"] as? [[String: Any]])?.first)
+        let provisioned = try doctorJSON(
+            extra: ["CREDENTIALS_DIRECTORY": credentials.path, "MSAL_CACHE_BACKEND": "systemd-credential"]
+        ).report
+        let used = try XCTUnwrap(
+            (provisioned["key_stores"] as? [[String: Any]])?.first {
+                $0["store"] as? String == "systemd credential msal-cache-key"
+            })
         XCTAssertEqual(used["available"] as? Bool, true)
         XCTAssertEqual(used["active"] as? Bool, true)
         XCTAssertNil(provisioned["advice"] as? String)

@@ -32,11 +32,16 @@ final class CLIProcess: @unchecked Sendable {
         throw XCTSkip("the msal executable was not built next to the tests (looked in \(candidates.map(\.path)))")
     }
 
-    /// The environment of the tool: this process's without any MSAL_* or BROWSER, plus `extra`.
+    /// The environment of the tool: this process's without any MSAL_* or BROWSER, with
+    /// `MSAL_CACHE_BACKEND=plaintext`, plus `extra`. The tests of everything but the choice of key
+    /// store keep the plaintext file, whatever keyrings the machine offers (and leave no key in
+    /// the user's kernel keyring); a test of the choice passes `MSAL_CACHE_BACKEND: ""` in `extra`,
+    /// which unsets it.
     static func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter {
             !$0.key.hasPrefix("MSAL_") && $0.key != "BROWSER"
         }
+        environment["MSAL_CACHE_BACKEND"] = "plaintext"
         environment.merge(extra) { $1 }
         return environment
     }

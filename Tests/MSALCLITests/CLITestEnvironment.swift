@@ -29,7 +29,8 @@ final class CLITestEnvironment {
     /// The cache file the commands share.
     var cacheFile: String { directory.appendingPathComponent("msal_cache.json").path }
 
-    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, `MSAL_CACHE` and a private `HOME`.
+    /// `MSAL_CLIENT_ID`, `MSAL_CA_FILE`, `MSAL_CONNECT_TO`, `MSAL_CACHE` and a private `HOME`
+    /// (and, from ``CLIProcess/environment(_:)``, `MSAL_CACHE_BACKEND=plaintext`).
     var environment: [String: String] {
         [
             "MSAL_CLIENT_ID": clientId,
@@ -37,6 +38,19 @@ final class CLITestEnvironment {
             "MSAL_CONNECT_TO": emulator.connectTo.joined(separator: ","),
             "HOME": directory.path,
         ]
+    }
+
+    /// A folder holding a `libsecret-1.so.0` and a `libkeyutils.so.1` that are text files, not
+    /// libraries ("file too short"): with it first on `LD_LIBRARY_PATH`, as on a machine where the
+    /// keyring libraries are broken, neither keyring can be used. (libcurl needs libkeyutils too,
+    /// through Kerberos: with this folder no request can be sent either.)
+    func brokenKeyringLibraries() throws -> [String: String] {
+        let folder = directory.appendingPathComponent("broken-keyring-libraries")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["libsecret-1.so.0", "libkeyutils.so.1"] {
+            try Data("not a shared library\n".utf8).write(to: folder.appendingPathComponent(name))
+        }
+        return ["LD_LIBRARY_PATH": folder.path]
     }
 
     /// Runs `msal arguments --cache <file>` with ``environment`` (plus `extra`).

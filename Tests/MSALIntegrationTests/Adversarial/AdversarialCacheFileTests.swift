@@ -127,6 +127,8 @@ class AdversarialCacheCase: XCTestCase {
             !$0.key.hasPrefix("MSAL_") && $0.key != "BROWSER"
         }
         environment["HOME"] = folder.path
+        // The file itself is under test: kept as plaintext, whatever keyrings the machine offers.
+        environment["MSAL_CACHE_BACKEND"] = "plaintext"
         environment["MSAL_CA_FILE"] = emulator.certificateAuthority.certificateFile
         environment["MSAL_CONNECT_TO"] = emulator.connectTo.joined(separator: ",")
         return try Self.run(
