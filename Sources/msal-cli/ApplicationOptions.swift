@@ -118,10 +118,20 @@ struct ApplicationOptions {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
         }
         config.connectTo = connectTo
-        let chosen = try CacheBackendSelection.apply(
+        var chosen = try CacheBackendSelection.apply(
             to: config, requested: cacheBackend, defaultsFile: defaultsFile, environment: environment)
-        let application = try MSALPublicClientApplication(configuration: config)
-        chosen()
+        let application: MSALPublicClientApplication
+        do {
+            application = try MSALPublicClientApplication(configuration: config)
+        } catch  where chosen.unprobed {
+            // The store that held the key, used without a probe, did not give it: decide again,
+            // probing it first, so that the message says why and what to do.
+            chosen = try CacheBackendSelection.apply(
+                to: config, requested: cacheBackend, defaultsFile: defaultsFile, environment: environment,
+                keyHolderFailed: true)
+            application = try MSALPublicClientApplication(configuration: config)
+        }
+        chosen.confirm()
         CacheNotices.track(application)
         return application
     }

@@ -74,6 +74,11 @@ struct CacheBackendDecision: Equatable, Sendable {
     static func decide(_ facts: Facts) -> CacheBackendDecision {
         let chosen: CacheBackend
         var warning = false
+        if facts.requested == nil, let previous = keyHolder(facts), facts.probes[previous] == nil {
+            // The key of this encrypted file is in the store used last: use it. Loading the key
+            // tells whether the store still works, with the store's own remedy when it does not.
+            return .init(outcome: .use(previous))
+        }
         if let requested = facts.requested {
             if requested != .plaintext {
                 switch facts.probes[requested] ?? .unavailable("it was not probed") {
@@ -128,6 +133,24 @@ struct CacheBackendDecision: Equatable, Sendable {
             outcome: .use(chosen), notice: "msal: the token cache's key is kept in \(chosen.words)\(migration)")
     }
 
+    /// The backends whose probes ``decide(_:)`` needs for these facts (the `probes` then left out):
+    /// the requested one; none for a file encrypted with the key of the store used last (a probe
+    /// writes, reads and removes a test item, which every command would pay for); otherwise every
+    /// backend in order of preference (the caller may stop at the first that works).
+    /// When the key holder, used without a probe, failed to give the key (`keyHolderFailed`), its
+    /// probe comes first, so that the decision says why.
+    static func probesNeeded(_ facts: Facts, keyHolderFailed: Bool = false) -> [CacheBackend] {
+        if let requested = facts.requested { return requested == .plaintext ? [] : [requested] }
+        guard let holder = keyHolder(facts) else { return CacheBackend.preference }
+        return keyHolderFailed ? [holder] + CacheBackend.preference.filter { $0 != holder } : []
+    }
+
+    /// The key store used last, when the cache file is encrypted and that store holds its key.
+    private static func keyHolder(_ facts: Facts) -> CacheBackend? {
+        guard facts.fileIsEncrypted, let previous = facts.previous, previous != .plaintext else { return nil }
+        return previous
+    }
+
     /// ": <backend>: <why>; ..." for the backends that were probed and failed.
     private static func reasons(_ facts: Facts) -> String {
         let failed = CacheBackend.preference.compactMap { backend -> String? in
@@ -166,30 +189,38 @@ enum CacheBackendSelection {
         !FileManager.default.fileExists(atPath: folder) || FileManager.default.isWritableFile(atPath: folder)
     }
 
-    /// Chooses the backend for `config`'s cache file and sets its key store; returns what to do
-    /// once the application was created (print the notice; remember the choice at the end).
+    /// What ``apply(to:requested:defaultsFile:environment:keyHolderFailed:)`` chose.
+    struct Applied {
+        /// Whether the store is the key holder, used without a probe.
+        var unprobed = false
+        /// To run once the application was created: print the notice, remember the choice.
+        var confirm: () -> Void = {}
+    }
+
+    /// Chooses the backend for `config`'s cache file and sets its key store.
     static func apply(
         to config: MSALPublicClientApplicationConfig, requested: CacheBackend?, defaultsFile: URL,
-        environment: [String: String]
-    ) throws -> () -> Void {
+        environment: [String: String], keyHolderFailed: Bool = false
+    ) throws -> Applied {
         let cacheConfig = config.cacheConfig
-        guard let url = cacheConfig.resolvedCacheFileURL else { return {} }
+        guard let url = cacheConfig.resolvedCacheFileURL else { return Applied() }
         let stores = CacheBackendStores(cachePath: url.path, environment: environment)
-        let probes = stores.probes(requested: requested)
         let head = head(of: url.path)
         let document = DefaultAccount.read(defaultsFile)
-        let decision = CacheBackendDecision.decide(
-            .init(
-                requested: requested, probes: probes, previous: document.cacheBackend.flatMap(CacheBackend.init),
-                fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
-                warningShown: document.plaintextWarningShown ?? false, path: url.path,
-                folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path)))
+        var facts = CacheBackendDecision.Facts(
+            requested: requested, probes: [:], previous: document.cacheBackend.flatMap(CacheBackend.init),
+            fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
+            warningShown: document.plaintextWarningShown ?? false, path: url.path,
+            folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path))
+        let needed = CacheBackendDecision.probesNeeded(facts, keyHolderFailed: keyHolderFailed)
+        facts.probes = stores.probes(needed)
+        let decision = CacheBackendDecision.decide(facts)
         switch decision.outcome {
         case .refuse(let message):
             throw CommandFailure(message: message, code: .failure)
         case .use(let backend):
             cacheConfig.encryptionKeyStore = stores.store(backend)
-            return {
+            return Applied(unprobed: backend != .plaintext && needed.isEmpty) {
                 if let notice = decision.notice { Console.error(notice) }
                 // Remembered when the command ends, and only beside a cache folder that exists:
                 // a command that only reads creates nothing on disk.
@@ -273,14 +304,11 @@ struct CacheBackendStores {
         }
     }
 
-    /// The probes a decision needs: the requested backend's; otherwise each backend's in order of
-    /// preference, up to the first that works (the ones after it would not be chosen).
-    func probes(requested: CacheBackend?) -> [CacheBackend: CacheBackendProbe] {
-        if let requested {
-            return requested == .plaintext ? [:] : [requested: probe(requested)]
-        }
+    /// The probes of `backends`, in order, up to the first that works (a decision would not choose
+    /// the ones after it).
+    func probes(_ backends: [CacheBackend]) -> [CacheBackend: CacheBackendProbe] {
         var probes: [CacheBackend: CacheBackendProbe] = [:]
-        for backend in CacheBackend.preference {
+        for backend in backends {
             let found = probe(backend)
             probes[backend] = found
             if found == .available { break }

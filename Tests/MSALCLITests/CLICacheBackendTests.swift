@@ -99,6 +99,27 @@ final class CLICacheBackendTests: XCTestCase {
         XCTAssertTrue(other.contains("--cache-backend systemd-credential"), other)
     }
 
+    /// A file encrypted with the key of the store used last: that store, without a probe (a probe
+    /// writes, reads and removes a test item, at every command), and a desktop keyring that
+    /// appears later (an SSH login first, the desktop then) does not take the file over.
+    func testTheStoreThatHoldsTheKeyIsUsedWithoutProbes() {
+        var known = Facts(
+            requested: nil, probes: [:], previous: .kernelKeyring, fileExists: true, fileIsEncrypted: true,
+            warningShown: false, path: "/c.json")
+        XCTAssertEqual(CacheBackendDecision.probesNeeded(known), [])
+        XCTAssertEqual(CacheBackendDecision.decide(known), .init(outcome: .use(.kernelKeyring)))
+        known.requested = .secretService
+        XCTAssertEqual(CacheBackendDecision.probesNeeded(known), [.secretService], "asked for by name")
+
+        var fresh = Facts(
+            requested: nil, probes: [:], previous: nil, fileExists: false, fileIsEncrypted: false,
+            warningShown: false, path: "/c.json")
+        XCTAssertEqual(CacheBackendDecision.probesNeeded(fresh), CacheBackend.preference)
+        fresh.previous = .plaintext
+        fresh.fileExists = true
+        XCTAssertEqual(CacheBackendDecision.probesNeeded(fresh), CacheBackend.preference, "a key store is looked for")
+    }
+
     // MARK: - The binary
 
     private var environment: CLITestEnvironment!
