@@ -16,8 +16,9 @@ set -euo pipefail
 build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
 # The optional products' C libraries: built by `swift build --build-tests`, not by the demo.
 # dbus, gnome-keyring and libsecret-tools: a private session bus with a keyring daemon for the
-# MSALSecretService tests (which fail, not skip, under scripts/test.sh without them).
-test_packages=(libkeyutils-dev libsecret-1-dev dbus gnome-keyring libsecret-tools openssl ca-certificates curl)
+# MSALSecretService tests (which fail, not skip, under scripts/test.sh without them); redis-server
+# for the MSALRedisCache tests (likewise).
+test_packages=(libkeyutils-dev libsecret-1-dev libhiredis-dev redis-server dbus gnome-keyring libsecret-tools openssl ca-certificates curl)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;
     "") packages=("${build_packages[@]}" "${test_packages[@]}") ;;
