@@ -28,12 +28,18 @@ final class TokenCache: Sendable {
         var generation: UInt64 = 0
         /// Corrupt files moved aside and not yet taken by ``takeQuarantines()``.
         var quarantines: [CacheQuarantine] = []
+        /// A versioned storage's version of the document held (0: nothing stored).
+        var version: UInt64 = 0
+        /// When (monotonic seconds) ``version`` was last known to be the stored one.
+        var versionCheckedAt: Double = 0
     }
 
     private enum Backend {
         case memory
         case file(CacheFile)
         case custom(any MSALCacheStorage, key: [UInt8]?)
+        /// A storage shared by machines, written by compare-and-set (``MSALVersionedCacheStorage``).
+        case versioned(any MSALVersionedCacheStorage, key: [UInt8]?)
     }
 
     private let backend: Backend
@@ -51,8 +57,18 @@ final class TokenCache: Sendable {
                     path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
                     durable: settings.durable))
         case .custom(let storage):
-            backend = .custom(storage, key: settings.encryptionKey)
+            if let versioned = storage as? any MSALVersionedCacheStorage {
+                backend = .versioned(versioned, key: settings.encryptionKey)
+            } else {
+                backend = .custom(storage, key: settings.encryptionKey)
+            }
         }
+    }
+
+    /// The storage's refresh coordination, when the cache is in a shared storage that offers it.
+    var refreshCoordinator: (any MSALCacheRefreshCoordinating)? {
+        if case .versioned(let storage, _) = backend { return storage as? any MSALCacheRefreshCoordinating }
+        return nil
     }
 
     /// An in-memory cache (tests, `inMemoryOnly`).
@@ -129,11 +145,68 @@ final class TokenCache: Sendable {
                         throw CacheStorageError.customStorage(error)
                     }
                     return result
+                case .versioned(let storage, let key):
+                    return try modifyVersioned(storage, key: key, &state, body)
                 }
             } catch let error as CacheStorageError {
                 throw error.error
             }
         }
+    }
+
+    /// One change of a versioned storage's document: applied to the version held, saved by
+    /// compare-and-set, and on a conflict applied again to the newer document
+    /// (``VersionedWriteDecision``). Under a refresh lease (``RefreshLeaseScope``) the save is
+    /// fenced by it.
+    private func modifyVersioned<Result>(
+        _ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State,
+        _ body: (inout TokenStore) throws -> Result
+    ) throws -> Result {
+        let lease = RefreshLeaseScope.current
+        let start = Self.monotonicSeconds()
+        var attempt = 1
+        while true {
+            if !state.loaded { try reloadVersioned(storage, key: key, &state) }
+            let result = try body(&state.store)
+            state.store.dropKeyClashes(atLoad: false)
+            var bytes = try CacheDocumentCodec.encode(state.store.contents)
+            if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+            let outcome: MSALCacheSaveOutcome
+            do {
+                outcome = try storage.save(Data(bytes), replacingVersion: state.version, lease: lease)
+            } catch {
+                state.loaded = false
+                throw CacheStorageError.customStorage(error)
+            }
+            let decision = VersionedWriteDecision.decide(
+                outcome, attempt: attempt, elapsed: Self.monotonicSeconds() - start, timeout: lockTimeout,
+                jitter: Double.random(in: 0..<1))
+            switch decision {
+            case .done(let version):
+                state.version = version
+                state.versionCheckedAt = Self.monotonicSeconds()
+                return result
+            case .reloadAndRetry(let pause):
+                state.loaded = false
+                state.generation &+= 1
+                attempt += 1
+                if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
+            case .giveUp:
+                state.loaded = false
+                throw CacheStorageError.writeConflicts(attempts: attempt)
+            case .dropFenced:
+                Log.warning(
+                    "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
+                )
+                state.loaded = false
+                state.generation &+= 1
+                return result
+            }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        Double(FileSystem.coarseMonotonicNanoseconds()) / 1e9
     }
 
     private func modifyFile<Result>(
@@ -188,6 +261,26 @@ final class TokenCache: Sendable {
                 try reload(file, &state, underLocks: false)
             case .custom(let storage, let key):
                 if !state.loaded { try reloadCustom(storage, key: key, &state) }
+            case .versioned(let storage, let key):
+                let now = Self.monotonicSeconds()
+                switch VersionedReadDecision.decide(
+                    loaded: state.loaded, sinceCheck: now - state.versionCheckedAt, staleness: storage.readStaleness)
+                {
+                case .serveFromMemory: return
+                case .load: try reloadVersioned(storage, key: key, &state)
+                case .checkVersion:
+                    let version: UInt64
+                    do {
+                        version = try storage.storedVersion()
+                    } catch {
+                        throw CacheStorageError.customStorage(error)
+                    }
+                    if version == state.version {
+                        state.versionCheckedAt = now
+                    } else {
+                        try reloadVersioned(storage, key: key, &state)
+                    }
+                }
             }
         } catch let error as CacheStorageError {
             throw error.error
@@ -262,6 +355,20 @@ final class TokenCache: Sendable {
         if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
     }
 
+    /// Loads a versioned storage's document into the store.
+    private func reloadVersioned(_ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State) throws {
+        let now = Self.monotonicSeconds()
+        let document: MSALVersionedCacheDocument
+        do {
+            document = try storage.loadVersioned()
+        } catch {
+            throw CacheStorageError.customStorage(error)
+        }
+        try install(document.data, key: key, &state)
+        state.version = document.version
+        state.versionCheckedAt = now
+    }
+
     private func reloadCustom(_ storage: any MSALCacheStorage, key: [UInt8]?, _ state: inout State) throws {
         let data: Data?
         do {
@@ -269,6 +376,11 @@ final class TokenCache: Sendable {
         } catch {
             throw CacheStorageError.customStorage(error)
         }
+        try install(data, key: key, &state)
+    }
+
+    /// Decrypts and decodes a document of the app's storage into the store.
+    private func install(_ data: Data?, key: [UInt8]?, _ state: inout State) throws {
         var bytes = data.map { [UInt8]($0) } ?? []
         if CacheEncryption.isEncrypted(bytes) {
             guard let key, let plaintext = CacheEncryption.open(bytes, key: key) else {
