@@ -139,10 +139,11 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
 
     // MARK: MSALCacheRefreshCoordinating
 
-    /// Takes the lease of `key` for `duration` seconds (`SET NX PX`), or `nil` when it is held.
-    public func acquireRefreshLease(key: String, duration: TimeInterval) throws -> MSALCacheRefreshLease? {
+    /// Takes the lease of `key` for ``refreshLeaseDuration`` seconds (`SET NX PX`), or `nil` when
+    /// it is held.
+    public func acquireRefreshLease(key: String) throws -> MSALCacheRefreshLease? {
         let token = UUID().uuidString
-        let milliseconds = max(1, Int64((duration * 1000).rounded()))
+        let milliseconds = max(1, Int64((refreshLeaseDuration * 1000).rounded()))
         let reply = try run(["SET", leaseKey(key), token, "NX", "PX", String(milliseconds)])
         switch reply {
         case .status: return MSALCacheRefreshLease(key: key, token: token)

@@ -82,13 +82,13 @@ final class RedisCacheStorageTests: XCTestCase {
     func testLeaseIsExclusiveReleasedOnlyByItsHolderAndFencesSaves() throws {
         let server = try RedisServer()
         let storage = try storage(server)
-        let lease = try XCTUnwrap(try storage.acquireRefreshLease(key: "account|scope", duration: 30))
-        XCTAssertNil(try storage.acquireRefreshLease(key: "account|scope", duration: 30))
-        XCTAssertNotNil(try storage.acquireRefreshLease(key: "other|scope", duration: 30))
+        let lease = try XCTUnwrap(try storage.acquireRefreshLease(key: "account|scope"))
+        XCTAssertNil(try storage.acquireRefreshLease(key: "account|scope"))
+        XCTAssertNotNil(try storage.acquireRefreshLease(key: "other|scope"))
 
         // A stranger's token releases nothing.
         try storage.releaseRefreshLease(MSALCacheRefreshLease(key: lease.key, token: "not-the-holder"))
-        XCTAssertNil(try storage.acquireRefreshLease(key: "account|scope", duration: 30))
+        XCTAssertNil(try storage.acquireRefreshLease(key: "account|scope"))
 
         // While held, a save under the lease is stored.
         guard case .saved(let version) = try storage.save(Data("a".utf8), replacingVersion: 0, lease: lease) else {
@@ -99,12 +99,12 @@ final class RedisCacheStorageTests: XCTestCase {
         let keys = try admin(server).command("KEYS", "msal:{fleet}:lease:*")
         guard case .array(let names) = keys else { return XCTFail("KEYS") }
         for case .bulk(let name) in names { _ = try admin(server).command([Array("DEL".utf8), name]) }
-        let newer = try XCTUnwrap(try storage.acquireRefreshLease(key: "account|scope", duration: 30))
+        let newer = try XCTUnwrap(try storage.acquireRefreshLease(key: "account|scope"))
         XCTAssertEqual(try storage.save(Data("old".utf8), replacingVersion: version, lease: lease), .fenced)
         XCTAssertEqual(
             try storage.save(Data("new".utf8), replacingVersion: version, lease: newer), .saved(version: version + 1))
         try storage.releaseRefreshLease(newer)
-        XCTAssertNotNil(try storage.acquireRefreshLease(key: "account|scope", duration: 30))
+        XCTAssertNotNil(try storage.acquireRefreshLease(key: "account|scope"))
     }
 
     func testMachinesWritingAtOnceLoseNothing() throws {
@@ -238,5 +238,30 @@ final class RedisCacheStorageTests: XCTestCase {
         XCTAssertThrowsError(try untrusting.read { $0.contents.accounts.count }) { error in
             XCTAssertEqual(MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.tlsFailed.rawValue, "\(error)")
         }
+    }
+
+    func testASaveUnderALostLeaseIsFencedAndKeepsTheNewerResult() throws {
+        let server = try RedisServer()
+        let storage = try storage(server)
+        let cache = TokenCache(settings: CacheSettings(location: .custom(storage)))
+        try cache.modify { $0.save(Self.response(uid: "alice", refreshToken: "rt-1")) }
+        let stale = try XCTUnwrap(try storage.acquireRefreshLease(key: "alice"))
+        // The lease expires (removed as Redis would) and another machine refreshes under its own.
+        try storage.releaseRefreshLease(stale)
+        let other = TokenCache(settings: CacheSettings(location: .custom(try self.storage(server))))
+        let newer = try XCTUnwrap(try storage.acquireRefreshLease(key: "alice"))
+        try RefreshLeaseScope.$current.withValue(newer) {
+            try other.modify { $0.save(Self.response(uid: "alice", refreshToken: "rt-3")) }
+        }
+        // The first holder saves late, under the lease it lost: fenced, the newer token stays.
+        let returned = try RefreshLeaseScope.$current.withValue(stale) {
+            try cache.modify { store -> String in
+                store.save(Self.response(uid: "alice", refreshToken: "rt-2"))
+                return "result"
+            }
+        }
+        XCTAssertEqual(returned, "result", "the late holder's caller still gets its result")
+        XCTAssertEqual(try other.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
+        XCTAssertEqual(try cache.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
     }
 }

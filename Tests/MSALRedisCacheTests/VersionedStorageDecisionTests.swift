@@ -28,4 +28,16 @@ final class VersionedStorageDecisionTests: XCTestCase {
         XCTAssertEqual(decide(.conflict, attempt: 100, jitter: 0.999), .reloadAndRetry(pauseMilliseconds: 31))
         XCTAssertEqual(decide(.conflict, attempt: 3, elapsed: 10), .giveUp)
     }
+
+    func testRefreshLeaseWaitDecision() {
+        func decide(_ attempt: Int, elapsed: Double = 0, jitter: Double = 0) -> RefreshLeaseWaitDecision {
+            RefreshLeaseWaitDecision.decide(attempt: attempt, elapsed: elapsed, leaseDuration: 30, jitter: jitter)
+        }
+        XCTAssertEqual(decide(1), .retry(pauseMilliseconds: 2))
+        XCTAssertEqual(decide(1, jitter: 0.999), .retry(pauseMilliseconds: 4))
+        XCTAssertEqual(decide(3), .retry(pauseMilliseconds: 10))
+        XCTAssertEqual(decide(50, jitter: 0.999), .retry(pauseMilliseconds: 99))
+        XCTAssertEqual(decide(50, elapsed: 59.9), .retry(pauseMilliseconds: 50))
+        XCTAssertEqual(decide(2, elapsed: 60), .giveUp)
+    }
 }

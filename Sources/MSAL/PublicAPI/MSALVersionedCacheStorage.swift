@@ -89,11 +89,17 @@ public struct MSALCacheRefreshLease: Sendable, Equatable {
 /// The lease comes in addition to the in-process single flight and, for a file cache, the
 /// cross-process refresh lock. A holder that dies lets the lease expire after `duration`; a holder
 /// whose lease expired before it saved is fenced (``MSALCacheSaveOutcome/fenced``): its result is
-/// returned to its caller but not stored over a newer one.
+/// returned to its caller but not stored over a newer one. A machine that cannot take the lease
+/// within twice ``refreshLeaseDuration`` fails the call (``MSALError/internal``) rather than
+/// redeem a refresh token another machine may be redeeming.
 public protocol MSALCacheRefreshCoordinating: MSALVersionedCacheStorage {
-    /// Takes the lease for `key` for `duration` seconds if nobody holds it; `nil` when another
-    /// holder has it.
-    func acquireRefreshLease(key: String, duration: TimeInterval) throws -> MSALCacheRefreshLease?
+    /// Seconds a lease lasts when its holder neither releases it nor saves (a holder that died).
+    /// Machines waiting for a lease wait at most twice this long.
+    var refreshLeaseDuration: TimeInterval { get }
+
+    /// Takes the lease for `key` for ``refreshLeaseDuration`` seconds if nobody holds it; `nil`
+    /// when another holder has it.
+    func acquireRefreshLease(key: String) throws -> MSALCacheRefreshLease?
 
     /// Releases `lease` if it is still held by its token (compare and delete).
     func releaseRefreshLease(_ lease: MSALCacheRefreshLease) throws

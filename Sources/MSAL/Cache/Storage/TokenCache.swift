@@ -65,6 +65,13 @@ final class TokenCache: Sendable {
         }
     }
 
+    /// Makes the next read of a versioned storage's cache ask for the stored version, whatever
+    /// its ``MSALVersionedCacheStorage/readStaleness`` (a refresh lease was just taken: another
+    /// machine may have stored the result).
+    func forgetVersionCheck() {
+        state.withLock { $0.versionCheckedAt = -Double.infinity }
+    }
+
     /// The storage's refresh coordination, when the cache is in a shared storage that offers it.
     var refreshCoordinator: (any MSALCacheRefreshCoordinating)? {
         if case .versioned(let storage, _) = backend { return storage as? any MSALCacheRefreshCoordinating }

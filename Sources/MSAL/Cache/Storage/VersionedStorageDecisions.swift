@@ -52,3 +52,25 @@ enum VersionedWriteDecision: Equatable, Sendable {
         }
     }
 }
+
+/// What a refresh does when a shared storage's refresh lease (``MSALCacheRefreshCoordinating``)
+/// is held by another machine.
+enum RefreshLeaseWaitDecision: Equatable, Sendable {
+    /// Try to take the lease again after `pauseMilliseconds`: the holder is refreshing, and once
+    /// it released the lease the new tokens are in the storage.
+    case retry(pauseMilliseconds: Int)
+    /// Waited twice the lease duration: fail rather than redeem the refresh token another
+    /// machine may be redeeming (a provider that rotates refresh tokens strictly would sign the
+    /// user out everywhere).
+    case giveUp
+
+    /// `attempt` counts from 1; `elapsed` is the seconds waited so far; `leaseDuration` the
+    /// storage's ``MSALCacheRefreshCoordinating/refreshLeaseDuration``; `jitter` in 0..<1.
+    static func decide(attempt: Int, elapsed: Double, leaseDuration: Double, jitter: Double) -> RefreshLeaseWaitDecision
+    {
+        guard elapsed < 2 * leaseDuration else { return .giveUp }
+        // 5 ms, doubling up to 100 ms, randomised by half so that waiters spread out.
+        let ceiling = min(100, 5 << min(attempt - 1, 5))
+        return .retry(pauseMilliseconds: max(1, Int(Double(ceiling) * (0.5 + jitter / 2))))
+    }
+}
