@@ -107,7 +107,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-bench",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALRedisCache", "MSALRedisCacheNative"],
             swiftSettings: strictSettings
         ),
         // A standalone Entra emulator: start, print URLs and the CA path, stop on a signal.
