@@ -129,12 +129,14 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
         try loadVersioned().data
     }
 
-    /// Replaces the stored document, whatever its version.
+    /// Replaces the stored document, whatever its version (up to 100 compare-and-set attempts
+    /// while other writers keep saving; then a ``MSALRedisCacheError/serverError`` error).
     public func save(_ data: Data) throws {
-        while true {
+        for _ in 0..<100 {
             let version = try storedVersion()
             if case .saved = try save(data, replacingVersion: version, lease: nil) { return }
         }
+        throw MSALRedisCacheError.serverError.error("other writers kept saving; the document was not replaced")
     }
 
     // MARK: MSALCacheRefreshCoordinating
