@@ -264,4 +264,17 @@ final class RedisCacheStorageTests: XCTestCase {
         XCTAssertEqual(try other.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
         XCTAssertEqual(try cache.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
     }
+
+    func testAChangeThatThrowsLeavesNothingBehindInMemory() throws {
+        struct Abandoned: Error {}
+        let server = try RedisServer()
+        let cache = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
+        try cache.modify { $0.save(Self.response(uid: "alice")) }
+        XCTAssertThrowsError(
+            try cache.modify { store in
+                store.save(Self.response(uid: "bob"))
+                throw Abandoned()
+            })
+        XCTAssertEqual(try cache.read { $0.contents.accounts.map(\.localAccountId) }, ["alice"])
+    }
 }

@@ -27,13 +27,17 @@ final class RedisChaosTests: XCTestCase {
         var saved: [String] = []
         var index = 0
         // Unbuffered: a line is written once the change is acknowledged, before a kill can come.
-        func report(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+        func report(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + " \(Date().timeIntervalSince1970)\n").utf8))
+        }
         while true {  // until killed or stopped
             index += 1
             let removing = !saved.isEmpty && index % 4 == 0
             let uid = removing ? saved.removeFirst() : "\(id)-\(index)"
             do {
                 if removing {
+                    // Announced first: a worker killed during the removal leaves its outcome open.
+                    report("REMOVING \(uid)")
                     try cache.modify {
                         $0.removeAccount(
                             homeAccountId: "\(uid).5c1b3e8a-0000-4000-8000-000000000001",
@@ -92,9 +96,11 @@ final class RedisChaosTests: XCTestCase {
             if !restarted && Date().timeIntervalSince(begin) > seconds / 2
                 && ProcessInfo.processInfo.environment["MSAL_CHAOS_NO_RESTART"] == nil
             {
+                let stopped = Date().timeIntervalSince1970
                 server.stop()
                 try server.start()
                 restarted = true
+                print("RESTART \(stopped) to \(Date().timeIntervalSince1970)")
             }
             if Bool.random() {
                 let slot = Int.random(in: 0..<machines)
@@ -120,6 +126,7 @@ final class RedisChaosTests: XCTestCase {
         var removed = Set<String>()
         var errors: [Int: Int] = [:]
         var uncertain = Set<String>()
+        var removing = Set<String>()
         let files = try FileManager.default.contentsOfDirectory(atPath: server.folder.path).filter {
             $0.hasSuffix(".out")
         }
@@ -131,6 +138,7 @@ final class RedisChaosTests: XCTestCase {
                 switch parts[0] {
                 case "SAVED": saved.insert(String(parts[1]))
                 case "REMOVED": removed.insert(String(parts[1]))
+                case "REMOVING": removing.insert(String(parts[1]))
                 case "ERROR":
                     errors[Int(parts[1]) ?? 0, default: 0] += 1
                     if parts.count >= 3 { uncertain.insert(String(parts[2])) }
@@ -155,7 +163,21 @@ final class RedisChaosTests: XCTestCase {
         XCTAssertGreaterThan(saved.count, 100, "the machines made progress")
         XCTAssertTrue(restarted)
         XCTAssertGreaterThan(kills, 0)
+        // A removal begun and neither acknowledged nor failed: its worker was killed during it.
+        uncertain.formUnion(removing.subtracting(removed))
         let lost = saved.subtracting(removed).subtracting(uncertain).subtracting(present)
+        if !lost.isEmpty {
+            let accounts = Set(try reader.read { $0.contents.accounts.map(\.localAccountId) })
+            for uid in lost {
+                let worker = String(uid.prefix { $0 != "-" })
+                let generation = worker.split(separator: "g").last.map(String.init) ?? ""
+                let text =
+                    (try? String(
+                        contentsOfFile: server.folder.appendingPathComponent("worker-\(generation).out").path,
+                        encoding: .utf8)) ?? ""
+                print("LOST \(uid): account record \(accounts.contains(uid)); worker output:\n\(text.prefix(3000))")
+            }
+        }
         XCTAssertEqual(lost, [], "\(lost.count) acknowledged saves lost")
         XCTAssertEqual(removed.intersection(present), [], "acknowledged removals undone")
         print(

@@ -174,10 +174,18 @@ final class TokenCache: Sendable {
         var attempt = 1
         while true {
             if !state.loaded { try reloadVersioned(storage, key: key, &state) }
-            let result = try body(&state.store)
-            state.store.dropKeyClashes(atLoad: false)
-            var bytes = try CacheDocumentCodec.encode(state.store.contents)
-            if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+            let result: Result
+            var bytes: [UInt8]
+            do {
+                result = try body(&state.store)
+                state.store.dropKeyClashes(atLoad: false)
+                bytes = try CacheDocumentCodec.encode(state.store.contents)
+                if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+            } catch {
+                // The store may hold part of a change that is not stored: read it again next time.
+                state.loaded = false
+                throw error
+            }
             let outcome: MSALCacheSaveOutcome
             do {
                 outcome = try storage.save(Data(bytes), replacingVersion: state.version, lease: lease)
