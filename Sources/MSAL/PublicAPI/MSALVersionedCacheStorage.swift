@@ -15,7 +15,7 @@ public struct MSALVersionedCacheDocument: Sendable, Equatable {
     }
 }
 
-/// What a compare-and-set save of a ``MSALVersionedCacheStorage`` did.
+/// What a compare-and-set save of a `MSALVersionedCacheStorage` did.
 public enum MSALCacheSaveOutcome: Sendable, Equatable {
     /// The document was stored; it now has `version`.
     case saved(version: UInt64)
