@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "MSALKernelKeyring", targets: ["MSALKernelKeyring"]),
         // The cache key in the desktop keyring over D-Bus (libsecret); the core never links it.
         .library(name: "MSALSecretService", targets: ["MSALSecretService"]),
+        // The token cache in Redis, shared by several machines (hiredis); the core never links it.
+        .library(name: "MSALRedisCache", targets: ["MSALRedisCache"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
         // msal-bench is no product: benchmarks are for this repository only, where SwiftPM still
@@ -74,6 +76,24 @@ let package = Package(
             dependencies: ["MSAL", "MSALSecretServiceNative"],
             swiftSettings: strictSettings
         ),
+        // C: the Redis protocol (hiredis: command formatting and reply parsing), for MSALRedisCache.
+        .systemLibrary(
+            name: "CMSALHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        // The only Swift code of MSALRedisCache that touches C: sockets with deadlines, TLS through
+        // MSALNative, hiredis. Not a product.
+        .target(
+            name: "MSALRedisCacheNative",
+            dependencies: ["CMSALHiredis", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSALRedisCache",
+            dependencies: ["MSAL", "MSALRedisCacheNative", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MSALTestSupport",
             dependencies: ["MSAL", "MSALNative"],
@@ -81,7 +101,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-bench",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALRedisCache", "MSALRedisCacheNative"],
             swiftSettings: strictSettings
         ),
         // A standalone Entra emulator: start, print URLs and the CA path, stop on a signal.
@@ -125,6 +145,11 @@ let package = Package(
         .testTarget(
             name: "MSALSecretServiceTests",
             dependencies: ["MSALSecretService", "MSALSecretServiceNative", "MSAL"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALRedisCacheTests",
+            dependencies: ["MSALRedisCache", "MSALRedisCacheNative", "MSAL", "MSALNative", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

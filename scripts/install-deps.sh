@@ -16,11 +16,12 @@ set -euo pipefail
 build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
 # The optional products' C libraries: built by `swift build --build-tests`, not by the demo.
 # dbus, gnome-keyring and libsecret-tools: a private session bus with a keyring daemon for the
-# MSALSecretService tests (which fail, not skip, under scripts/test.sh without them).
+# MSALSecretService tests (which fail, not skip, under scripts/test.sh without them); redis-server
+# for the MSALRedisCache tests (likewise).
 # python3-gi, gir1.2-secret-1 and python3-venv: msal-extensions' LibsecretPersistence (PyGObject, for
 # Debian's /usr/bin/python3 only) in the keyring interop tests (scripts/interop.sh).
-test_packages=(libkeyutils-dev libsecret-1-dev dbus gnome-keyring libsecret-tools openssl ca-certificates curl
-    python3-gi gir1.2-secret-1 python3-venv)
+test_packages=(libkeyutils-dev libsecret-1-dev libhiredis-dev redis-server dbus gnome-keyring libsecret-tools openssl
+    ca-certificates curl python3-gi gir1.2-secret-1 python3-venv)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;
     "") packages=("${build_packages[@]}" "${test_packages[@]}") ;;

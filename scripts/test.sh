@@ -12,5 +12,7 @@ export MSAL_REQUIRE_BROWSER="${MSAL_REQUIRE_BROWSER:-1}"
 # The Secret Service tests start dbus-daemon and gnome-keyring-daemon: installed above, so missing
 # ones are a failure here.
 export MSAL_REQUIRE_SECRET_SERVICE="${MSAL_REQUIRE_SECRET_SERVICE:-1}"
+# The MSALRedisCache tests start their own redis-server (installed above): a missing one fails them.
+export MSAL_REQUIRE_REDIS="${MSAL_REQUIRE_REDIS:-1}"
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build

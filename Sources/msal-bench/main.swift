@@ -41,7 +41,7 @@ while let argument = arguments.next() {
                 + "scenarios: transport_roundtrip silent_cache_hit silent_refresh silent_concurrent interactive_emulator\n"
                 + "           silent_cache_hit_pair (1 account and --accounts N, default 100,000, in alternating blocks)\n"
                 + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once,\n"
-                + "           emulator)\n"
+                + "           emulator); redis_cache (file cache beside MSALRedisCache: its own redis-server)\n"
                 + "--file F: silent_cache_hit, cache_load and cache_save use that cache_fixture file (of --accounts)\n"
                 + "--emulator-url, --emulator-ca: silent_cache_hit, silent_refresh and silent_concurrent use the\n"
                 + "           emulator of `msal-bench --scenario emulator [--port N]` (its control_url and ca_file)\n"
@@ -139,6 +139,17 @@ if only == nil || only == "silent_concurrent" {
 }
 if only == nil || only == "interactive_emulator" {
     print(try await ApplicationScenarios.interactive(runs: min(runs, 200)).jsonLine())
+}
+if only == "redis_cache" {
+    // Not in the default set: needs /usr/bin/redis-server (Debian's redis-server).
+    let results = try await RedisScenarios.run(runs: runs)
+    for result in results { print(result.jsonLine()) }
+    for result in results {
+        let summary = String(
+            format: "%@ %@: median %.1f us, p99 %.1f us\n", result.scenario, "\(result.params["storage"] ?? "")",
+            Double(result.median) / 1000, Double(result.p99) / 1000)
+        FileHandle.standardError.write(Data(summary.utf8))
+    }
 }
 if only == "cache_fixture", let filePath {
     print(try PythonShapedCacheFile.write(path: filePath, accounts: accountsOverride ?? 10_000))

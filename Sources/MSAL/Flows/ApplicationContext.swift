@@ -77,10 +77,58 @@ final class ApplicationContext: Sendable {
     }
 
     /// Runs `body` holding the cross-process refresh lock for `key` (when the cache is a file or
-    /// has a signal file).
+    /// has a signal file), or the fleet's refresh lease (when the cache is in a shared storage
+    /// that coordinates refreshes, ``MSALCacheRefreshCoordinating``).
     func withRefreshLock<Result: Sendable>(_ key: String, _ body: () async throws -> Result) async throws -> Result {
+        if let coordinator = cache.refreshCoordinator {
+            return try await withRefreshLease(coordinator, key, body)
+        }
         guard let refreshLock else { return try await body() }
         return try await refreshLock.withLock(key: key, timeout: 30, body)
+    }
+
+    /// Takes the shared storage's lease for `key`, waiting while another machine holds it
+    /// (``RefreshLeaseWaitDecision``), runs `body` with the lease fencing its saves
+    /// (``RefreshLeaseScope``) and releases it. Under the lease the cache asks the storage for
+    /// its version before the next read, so a result another machine stored is seen.
+    private func withRefreshLease<Result: Sendable>(
+        _ coordinator: any MSALCacheRefreshCoordinating, _ key: String, _ body: () async throws -> Result
+    ) async throws -> Result {
+        let start = Date()
+        var attempt = 1
+        while true {
+            let lease: MSALCacheRefreshLease?
+            do {
+                lease = try coordinator.acquireRefreshLease(key: key)
+            } catch {
+                throw CacheStorageError.customStorage(error).error
+            }
+            if let lease {
+                cache.forgetVersionCheck()
+                defer {
+                    do {
+                        try coordinator.releaseRefreshLease(lease)
+                    } catch {
+                        // It expires by itself; meanwhile other machines wait for it.
+                        Log.warning("Could not release the refresh lease in the shared cache storage: \(error)")
+                    }
+                }
+                return try await RefreshLeaseScope.$current.withValue(lease) { try await body() }
+            }
+            let decision = RefreshLeaseWaitDecision.decide(
+                attempt: attempt, elapsed: Date().timeIntervalSince(start),
+                leaseDuration: coordinator.refreshLeaseDuration, jitter: Double.random(in: 0..<1))
+            switch decision {
+            case .retry(let pause):
+                try await Task.sleep(for: .milliseconds(pause))
+                attempt += 1
+            case .giveUp:
+                throw MSALErrors.make(
+                    .internal,
+                    "Another machine sharing the token cache held the refresh lease for this token longer than "
+                        + "\(2 * coordinator.refreshLeaseDuration) s; this call did not refresh the token. Retry.")
+            }
+        }
     }
 
     /// The scopes of an access token's `target`, as the server granted them.

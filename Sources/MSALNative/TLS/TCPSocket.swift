@@ -7,11 +7,11 @@ internal import Glibc
 /// is closed once, by ``close()`` or `deinit`, never while another thread may still shut it down.
 package final class TCPSocket: Sendable {
     /// The file descriptor. Valid until ``close()``.
-    let descriptor: Int32
+    package let descriptor: Int32
     private let isClosed = Locked(false)
 
     /// Takes ownership of a connected socket descriptor.
-    init(descriptor: Int32) {
+    package init(descriptor: Int32) {
         self.descriptor = descriptor
         var one: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

@@ -8,6 +8,8 @@ enum CacheStorageError: Error {
     /// The file is encrypted and no key, or another key, is configured.
     case cannotDecrypt(path: String, keyConfigured: Bool)
     case customStorage(any Error)
+    /// A versioned storage's compare-and-set save kept finding newer versions.
+    case writeConflicts(attempts: Int)
     /// Another program rewrote the file in place while a save copied secrets from it.
     case changedUnderneath(path: String)
     /// The cache path names something other than a regular file (a FIFO, a device, a folder...).
@@ -57,11 +59,19 @@ enum CacheStorageError: Error {
                 .internal,
                 "The token cache \(path) was rewritten in place by another program while this one saved it; "
                     + "nothing was written. Retry: the file is read again first.")
+        case .writeConflicts(let attempts):
+            return MSALErrors.make(
+                .internal,
+                "The shared token cache storage changed under each of \(attempts) attempts to save this change "
+                    + "(other writers kept saving first); nothing was saved. Retry.")
         case .customStorage(let underlying):
-            // The storage's failure (a sealed vault, a locked keyring), not the library's: its own
-            // words, and an underlying error that carries them rather than "report it".
-            let message = Redaction.text((underlying as? any LocalizedError)?.errorDescription ?? "\(underlying)")
+            // A storage of this library's products (MSALRedisCache) throws MSAL errors with their
+            // own documented codes: passed on as they are.
             let bridged = underlying as NSError
+            if bridged.domain == MSALErrorDomain { return bridged }
+            // Any other storage's failure (a sealed vault, a locked keyring) is not the library's:
+            // its own words, and an underlying error that carries them rather than "report it".
+            let message = Redaction.text((underlying as? any LocalizedError)?.errorDescription ?? "\(underlying)")
             let storageError = NSError(
                 domain: bridged.domain, code: bridged.code, userInfo: [NSLocalizedDescriptionKey: message])
             return MSALErrors.make(

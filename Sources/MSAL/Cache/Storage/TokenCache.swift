@@ -30,6 +30,10 @@ final class TokenCache: Sendable {
         var generation: UInt64 = 0
         /// Corrupt files moved aside and not yet taken by ``takeQuarantines()``.
         var quarantines: [CacheQuarantine] = []
+        /// A versioned storage's version of the document held (0: nothing stored).
+        var version: UInt64 = 0
+        /// When (monotonic seconds) ``version`` was last known to be the stored one.
+        var versionCheckedAt: Double = 0
     }
 
     private enum Backend {
@@ -37,6 +41,8 @@ final class TokenCache: Sendable {
         case file(CacheFile)
         /// `signal`: the signal file of a ``SignalledCacheStorage``.
         case custom(any MSALCacheStorage, key: [UInt8]?, signal: String?)
+        /// A storage shared by machines, written by compare-and-set (``MSALVersionedCacheStorage``).
+        case versioned(any MSALVersionedCacheStorage, key: [UInt8]?)
     }
 
     /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
@@ -63,9 +69,26 @@ final class TokenCache: Sendable {
                     path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
                     durable: settings.durable))
         case .custom(let storage):
-            let signal = (storage as? any SignalledCacheStorage)?.signalFilePath
-            backend = .custom(storage, key: settings.encryptionKey, signal: signal)
+            if let versioned = storage as? any MSALVersionedCacheStorage {
+                backend = .versioned(versioned, key: settings.encryptionKey)
+            } else {
+                let signal = (storage as? any SignalledCacheStorage)?.signalFilePath
+                backend = .custom(storage, key: settings.encryptionKey, signal: signal)
+            }
         }
+    }
+
+    /// Makes the next read of a versioned storage's cache ask for the stored version, whatever
+    /// its ``MSALVersionedCacheStorage/readStaleness`` (a refresh lease was just taken: another
+    /// machine may have stored the result).
+    func forgetVersionCheck() {
+        state.withLock { $0.versionCheckedAt = -Double.infinity }
+    }
+
+    /// The storage's refresh coordination, when the cache is in a shared storage that offers it.
+    var refreshCoordinator: (any MSALCacheRefreshCoordinating)? {
+        if case .versioned(let storage, _) = backend { return storage as? any MSALCacheRefreshCoordinating }
+        return nil
     }
 
     /// An in-memory cache (tests, `inMemoryOnly`).
@@ -85,7 +108,8 @@ final class TokenCache: Sendable {
         switch backend {
         case .file(let file): return file.path
         case .custom(_, _, let signal): return signal
-        case .memory: return nil
+        // A shared storage coordinates refreshes itself (``refreshCoordinator``).
+        case .memory, .versioned: return nil
         }
     }
 
@@ -158,11 +182,76 @@ final class TokenCache: Sendable {
                     // The storage touched the signal file; under the locks nobody else did since.
                     if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
                     return result
+                case .versioned(let storage, let key):
+                    return try modifyVersioned(storage, key: key, &state, body)
                 }
             } catch let error as CacheStorageError {
                 throw error.error
             }
         }
+    }
+
+    /// One change of a versioned storage's document: applied to the version held, saved by
+    /// compare-and-set, and on a conflict applied again to the newer document
+    /// (``VersionedWriteDecision``). Under a refresh lease (``RefreshLeaseScope``) the save is
+    /// fenced by it.
+    private func modifyVersioned<Result>(
+        _ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State,
+        _ body: (inout TokenStore) throws -> Result
+    ) throws -> Result {
+        let lease = RefreshLeaseScope.current
+        let start = Self.monotonicSeconds()
+        var attempt = 1
+        while true {
+            if !state.loaded { try reloadVersioned(storage, key: key, &state) }
+            let result: Result
+            var bytes: [UInt8]
+            do {
+                result = try body(&state.store)
+                state.store.dropKeyClashes(atLoad: false)
+                bytes = try CacheDocumentCodec.encode(state.store.contents)
+                if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+            } catch {
+                // The store may hold part of a change that is not stored: read it again next time.
+                state.loaded = false
+                throw error
+            }
+            let outcome: MSALCacheSaveOutcome
+            do {
+                outcome = try storage.save(Data(bytes), replacingVersion: state.version, lease: lease)
+            } catch {
+                state.loaded = false
+                throw CacheStorageError.customStorage(error)
+            }
+            let decision = VersionedWriteDecision.decide(
+                outcome, attempt: attempt, elapsed: Self.monotonicSeconds() - start, timeout: lockTimeout,
+                jitter: Double.random(in: 0..<1))
+            switch decision {
+            case .done(let version):
+                state.version = version
+                state.versionCheckedAt = Self.monotonicSeconds()
+                return result
+            case .reloadAndRetry(let pause):
+                state.loaded = false
+                state.generation &+= 1
+                attempt += 1
+                if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
+            case .giveUp:
+                state.loaded = false
+                throw CacheStorageError.writeConflicts(attempts: attempt)
+            case .dropFenced:
+                Log.warning(
+                    "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
+                )
+                state.loaded = false
+                state.generation &+= 1
+                return result
+            }
+        }
+    }
+
+    private static func monotonicSeconds() -> Double {
+        Double(FileSystem.coarseMonotonicNanoseconds()) / 1e9
     }
 
     private func modifyFile<Result>(
@@ -229,6 +318,26 @@ final class TokenCache: Sendable {
                 } else if let signal, FileFingerprint.of(path: signal) != state.fingerprint {
                     // Another process saved (or the signal file went): load the item again.
                     try reloadCustom(storage, key: key, signal: signal, &state)
+                }
+            case .versioned(let storage, let key):
+                let now = Self.monotonicSeconds()
+                switch VersionedReadDecision.decide(
+                    loaded: state.loaded, sinceCheck: now - state.versionCheckedAt, staleness: storage.readStaleness)
+                {
+                case .serveFromMemory: return
+                case .load: try reloadVersioned(storage, key: key, &state)
+                case .checkVersion:
+                    let version: UInt64
+                    do {
+                        version = try storage.storedVersion()
+                    } catch {
+                        throw CacheStorageError.customStorage(error)
+                    }
+                    if version == state.version {
+                        state.versionCheckedAt = now
+                    } else {
+                        try reloadVersioned(storage, key: key, &state)
+                    }
                 }
             }
         } catch let error as CacheStorageError {
@@ -303,6 +412,20 @@ final class TokenCache: Sendable {
         if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
     }
 
+    /// Loads a versioned storage's document into the store.
+    private func reloadVersioned(_ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State) throws {
+        let now = Self.monotonicSeconds()
+        let document: MSALVersionedCacheDocument
+        do {
+            document = try storage.loadVersioned()
+        } catch {
+            throw CacheStorageError.customStorage(error)
+        }
+        try install(document.data, key: key, &state)
+        state.version = document.version
+        state.versionCheckedAt = now
+    }
+
     /// Loads the storage's document into the store. With a signal file, its fingerprint is taken
     /// first, so that a save after it is seen by the next read.
     private func reloadCustom(
@@ -315,6 +438,12 @@ final class TokenCache: Sendable {
         } catch {
             throw CacheStorageError.customStorage(error)
         }
+        try install(data, key: key, &state)
+        state.fingerprint = fingerprint
+    }
+
+    /// Decrypts and decodes a document of the app's storage into the store.
+    private func install(_ data: Data?, key: [UInt8]?, _ state: inout State) throws {
         var bytes = data.map { [UInt8]($0) } ?? []
         if CacheEncryption.isEncrypted(bytes) {
             guard let key, let plaintext = CacheEncryption.open(bytes, key: key) else {
@@ -331,7 +460,6 @@ final class TokenCache: Sendable {
             )
             state.store = TokenStore()
         }
-        state.fingerprint = fingerprint
         state.loaded = true
     }
 }

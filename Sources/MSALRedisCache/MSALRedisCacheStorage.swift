@@ -1,0 +1,239 @@
+public import Foundation
+public import MSAL
+import MSALNative
+import MSALRedisCacheNative
+
+/// A token cache in Redis, shared by several machines (build agents, bots, gateways, replicas of
+/// a service) that act for the same signed-in users. Set it on
+/// ``MSAL/MSALCacheConfig/customStorage``:
+///
+/// ```swift
+/// let redis = MSALRedisConnectionConfig(host: "127.0.0.1", port: 6379)
+/// config.cacheConfig.customStorage = try MSALRedisCacheStorage(connection: redis, cacheName: "build-agents")
+/// ```
+///
+/// - The cache document (MSAL Python's format, encrypted with
+///   ``MSAL/MSALCacheConfig/encryptionKey`` when set) is one Redis hash with a version. Saves are
+///   compare-and-set on that version (one Lua script), so a machine never overwrites another
+///   machine's write: the library applies its change again to the newer document.
+/// - Reads are served from memory after asking Redis for the version (one small round trip), or
+///   without asking for ``readStaleness`` seconds when set.
+/// - One refresh per token across the fleet: a lease (`SET NX PX`, released by compare-and-delete)
+///   taken before a refresh token is redeemed; a holder that dies lets it expire after
+///   ``refreshLeaseDuration``, and a holder whose lease expired before it saved is fenced.
+/// - The document expires from Redis after ``documentTimeToLive`` without a save.
+///
+/// Failures are `MSALErrorDomain` errors with an ``MSALRedisCacheError`` code; nothing blocks
+/// longer than ``MSALRedisConnectionConfig/timeout`` per round trip.
+public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
+    /// The connection settings.
+    public let connection: MSALRedisConnectionConfig
+    /// The name shared by the machines of one cache; the Redis keys start with `msal:{name}:`.
+    public let cacheName: String
+    /// Seconds a read may be served from memory without asking Redis for the version (0, the
+    /// default: ask before every read).
+    public let readStaleness: TimeInterval
+    /// Seconds a refresh lease lasts when its holder neither releases it nor saves (a holder that
+    /// died); the other machines wait at most this long. The default is 30.
+    public let refreshLeaseDuration: TimeInterval
+    /// Seconds the document stays in Redis after its last save; 0 keeps it forever. The default
+    /// is 90 days, the longest a Microsoft Entra refresh token stays valid unused: after that
+    /// nothing in it can be redeemed.
+    public let documentTimeToLive: TimeInterval
+
+    private let pool: RedisConnectionPool
+    private let documentKey: String
+
+    /// A storage in the Redis server of `connection`, under the keys of `cacheName`. Connects
+    /// lazily: a wrong host or password shows at the first token or account call.
+    ///
+    /// - Throws: an ``MSALRedisCacheError/tlsFailed`` error when ``MSALRedisConnectionConfig/tlsCAFile``
+    ///   cannot be read or holds no certificate.
+    public init(
+        connection: MSALRedisConnectionConfig, cacheName: String, readStaleness: TimeInterval = 0,
+        refreshLeaseDuration: TimeInterval = 30, documentTimeToLive: TimeInterval = 90 * 86_400
+    ) throws {
+        self.connection = connection
+        self.cacheName = cacheName
+        self.readStaleness = max(0, readStaleness)
+        self.refreshLeaseDuration = max(0.001, refreshLeaseDuration)
+        self.documentTimeToLive = max(0, documentTimeToLive)
+        documentKey = "msal:{\(cacheName)}:doc"
+        let endpoint = RedisEndpoint(
+            host: connection.host, port: connection.port, tlsCAFile: connection.tlsCAFile,
+            tlsServerName: connection.tlsServerName, username: connection.username, password: connection.password,
+            timeout: connection.timeout, maximumReplyBytes: connection.maximumReplyBytes)
+        do {
+            pool = try RedisConnectionPool(endpoint)
+        } catch {
+            throw MSALRedisCacheError.error(error)
+        }
+    }
+
+    // MARK: MSALVersionedCacheStorage
+
+    /// The stored document and its version.
+    public func loadVersioned() throws -> MSALVersionedCacheDocument {
+        let reply = try run(["HMGET", documentKey, "v", "d"])
+        guard case .array(let fields) = reply, fields.count == 2 else { throw unexpected(reply, "HMGET") }
+        switch (fields[0], fields[1]) {
+        case (.null, _): return MSALVersionedCacheDocument(data: nil, version: 0)
+        case (.bulk(let version), .bulk(let data)):
+            guard let number = Self.version(version) else { throw unexpected(reply, "HMGET") }
+            return MSALVersionedCacheDocument(data: Data(data), version: number)
+        default: throw unexpected(reply, "HMGET")
+        }
+    }
+
+    /// The stored version (0 when nothing is stored).
+    public func storedVersion() throws -> UInt64 {
+        let reply = try run(["HGET", documentKey, "v"])
+        switch reply {
+        case .null: return 0
+        case .bulk(let bytes):
+            guard let number = Self.version(bytes) else { throw unexpected(reply, "HGET") }
+            return number
+        default: throw unexpected(reply, "HGET")
+        }
+    }
+
+    /// Stores `data` if the stored version is `expected` (and, with `lease`, while the lease is
+    /// held), and sets the document's expiry.
+    public func save(_ data: Data, replacingVersion expected: UInt64, lease: MSALCacheRefreshLease?) throws
+        -> MSALCacheSaveOutcome
+    {
+        // A new document starts at a random version, so that after Redis lost its data (a restart
+        // without persistence) a machine's old version number cannot match a different document.
+        let start = UInt64.random(in: 1..<(1 << 40))
+        let ttl = Int64((documentTimeToLive * 1000).rounded())
+        let arguments: [[UInt8]] = [
+            Array("EVAL".utf8), Array(RedisScripts.compareAndSet.utf8), Array("2".utf8), Array(documentKey.utf8),
+            Array((lease.map { leaseKey($0.key) } ?? documentKey).utf8), Array(String(expected).utf8),
+            Array(data), Array(String(start).utf8), Array((lease?.token ?? "").utf8), Array(String(ttl).utf8),
+        ]
+        let reply = try run(arguments)
+        guard case .array(let parts) = reply, parts.count == 2, case .integer(let status) = parts[0],
+            case .integer(let version) = parts[1]
+        else { throw unexpected(reply, "EVAL") }
+        switch status {
+        case 1: return .saved(version: UInt64(max(0, version)))
+        case 2: return .fenced
+        default: return .conflict
+        }
+    }
+
+    // MARK: MSALCacheStorage (for other programs; the library uses the versioned calls)
+
+    /// The stored document.
+    public func load() throws -> Data? {
+        try loadVersioned().data
+    }
+
+    /// Replaces the stored document, whatever its version (up to 100 compare-and-set attempts
+    /// while other writers keep saving; then a ``MSALRedisCacheError/serverError`` error).
+    public func save(_ data: Data) throws {
+        for _ in 0..<100 {
+            let version = try storedVersion()
+            if case .saved = try save(data, replacingVersion: version, lease: nil) { return }
+        }
+        throw MSALRedisCacheError.serverError.error("other writers kept saving; the document was not replaced")
+    }
+
+    // MARK: MSALCacheRefreshCoordinating
+
+    /// Takes the lease of `key` for ``refreshLeaseDuration`` seconds (`SET NX PX`), or `nil` when
+    /// it is held.
+    public func acquireRefreshLease(key: String) throws -> MSALCacheRefreshLease? {
+        let token = UUID().uuidString
+        let milliseconds = max(1, Int64((refreshLeaseDuration * 1000).rounded()))
+        let reply = try run(["SET", leaseKey(key), token, "NX", "PX", String(milliseconds)])
+        switch reply {
+        case .status: return MSALCacheRefreshLease(key: key, token: token)
+        case .null: return nil
+        default: throw unexpected(reply, "SET")
+        }
+    }
+
+    /// Releases `lease` if its token still holds it (compare and delete, one Lua script).
+    public func releaseRefreshLease(_ lease: MSALCacheRefreshLease) throws {
+        let reply = try run(["EVAL", RedisScripts.compareAndDelete, "1", leaseKey(lease.key), lease.token])
+        guard case .integer = reply else { throw unexpected(reply, "EVAL") }
+    }
+
+    // MARK: Internals
+
+    private func leaseKey(_ key: String) -> String {
+        let digest = SHA256.hash(key).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "msal:{\(cacheName)}:lease:\(digest)"
+    }
+
+    private func run(_ arguments: [String]) throws -> RedisReply {
+        try run(arguments.map { Array($0.utf8) })
+    }
+
+    /// Runs one command (on a fresh connection once when a reused one turns out to be closed).
+    /// Every command here is safe to repeat: reads, `SET NX`, and compare-and-set scripts.
+    private func run(_ arguments: [[UInt8]]) throws -> RedisReply {
+        let reply: RedisReply
+        do {
+            reply = try pool.withConnection { (connection) throws(RedisNativeError) in
+                try connection.command(arguments)
+            }
+        } catch {
+            throw MSALRedisCacheError.error(error)
+        }
+        if case .error(let text) = reply {
+            let code = reply.errorCode ?? ""
+            if code == "NOAUTH" || code == "NOPERM" || code == "WRONGPASS" {
+                throw MSALRedisCacheError.authenticationFailed.error("Redis refused the command: \(text)")
+            }
+            throw MSALRedisCacheError.serverError.error("Redis answered with an error: \(text)")
+        }
+        return reply
+    }
+
+    private func unexpected(_ reply: RedisReply, _ command: String) -> NSError {
+        MSALRedisCacheError.protocolViolation.error("unexpected reply to \(command) (\(Self.shape(reply)))")
+    }
+
+    private static func shape(_ reply: RedisReply) -> String {
+        switch reply {
+        case .bulk(let bytes): "a bulk string of \(bytes.count) bytes"
+        case .status: "a status"
+        case .error: "an error"
+        case .integer: "an integer"
+        case .null: "null"
+        case .array(let elements): "an array of \(elements.count)"
+        }
+    }
+
+    private static func version(_ bytes: [UInt8]) -> UInt64? {
+        UInt64(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// The Lua scripts (run with `EVAL`; each is atomic in Redis).
+enum RedisScripts {
+    /// KEYS: document, lease (the document again when no lease). ARGV: expected version, data,
+    /// first version of a new document, lease token ('' for none), time to live in ms (0: none).
+    /// Returns {1, new version}, {0, stored version} on a conflict, {2, 0} when fenced.
+    static let compareAndSet = """
+        if ARGV[4] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[4] then return {2, 0} end
+        local stored = redis.call('HGET', KEYS[1], 'v')
+        local current = 0
+        if stored then current = tonumber(stored) end
+        if current ~= tonumber(ARGV[1]) then return {0, current} end
+        local new = tonumber(ARGV[3])
+        if stored then new = current + 1 end
+        local text = string.format('%d', new)
+        redis.call('HSET', KEYS[1], 'v', text, 'd', ARGV[2])
+        if tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+        return {1, new}
+        """
+
+    /// KEYS: lease. ARGV: token. Deletes the lease only when the token still holds it.
+    static let compareAndDelete = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """
+}
