@@ -21,7 +21,8 @@ import MSALRedisCacheNative
 /// - One refresh per token across the fleet: a lease (`SET NX PX`, released by compare-and-delete)
 ///   taken before a refresh token is redeemed; a holder that dies lets it expire after
 ///   ``refreshLeaseDuration``, and a holder whose lease expired before it saved is fenced.
-/// - The document expires from Redis after ``documentTimeToLive`` without a save.
+/// - The document expires from Redis after ``documentTimeToLive`` without a save, and accounts
+///   nothing was acquired for in ``unusedAccountLifetime`` leave it with the next save.
 ///
 /// Failures are `MSALErrorDomain` errors with an ``MSALRedisCacheError`` code; nothing blocks
 /// longer than ``MSALRedisConnectionConfig/timeout`` per round trip.
@@ -40,6 +41,12 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     /// is 90 days, the longest a Microsoft Entra refresh token stays valid unused: after that
     /// nothing in it can be redeemed.
     public let documentTimeToLive: TimeInterval
+    /// Seconds after which an account nothing was acquired for is removed from the cache by the
+    /// next change any machine saves (see ``MSAL/MSALVersionedCacheStorage/unusedAccountLifetime``);
+    /// 0 keeps accounts until they are removed. The default is 90 days, as long as Microsoft
+    /// Entra keeps an unused refresh token: the cache of a fleet whose users come and go stays
+    /// bounded while it is in use.
+    public let unusedAccountLifetime: TimeInterval
 
     private let pool: RedisConnectionPool
     private let documentKey: String
@@ -51,13 +58,15 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     ///   cannot be read or holds no certificate.
     public init(
         connection: MSALRedisConnectionConfig, cacheName: String, readStaleness: TimeInterval = 0,
-        refreshLeaseDuration: TimeInterval = 30, documentTimeToLive: TimeInterval = 90 * 86_400
+        refreshLeaseDuration: TimeInterval = 30, documentTimeToLive: TimeInterval = 90 * 86_400,
+        unusedAccountLifetime: TimeInterval = 90 * 86_400
     ) throws {
         self.connection = connection
         self.cacheName = cacheName
         self.readStaleness = max(0, readStaleness)
         self.refreshLeaseDuration = max(0.001, refreshLeaseDuration)
         self.documentTimeToLive = max(0, documentTimeToLive)
+        self.unusedAccountLifetime = unusedAccountLifetime.isFinite ? max(0, unusedAccountLifetime) : 0
         documentKey = "msal:{\(cacheName)}:doc"
         let endpoint = RedisEndpoint(
             host: connection.host, port: connection.port, tlsCAFile: connection.tlsCAFile,

@@ -32,9 +32,11 @@ final class RedisCacheStorageTests: XCTestCase {
             localAccountId: uid, username: "\(uid)@contoso.com")
         record.accessToken = accessToken
         record.scopes = ["User.Read"]
-        record.cachedAt = 1_700_000_000
-        record.expiresOn = 1_700_003_600
-        record.extendedExpiresOn = 1_700_007_200
+        // Issued now: an account whose tokens expired long ago would lapse (unusedAccountLifetime).
+        let now = Int64(Date().timeIntervalSince1970)
+        record.cachedAt = now
+        record.expiresOn = now + 3600
+        record.extendedExpiresOn = now + 7200
         record.idToken = "idtoken-\(uid)"
         record.refreshToken = refreshToken
         return record

@@ -47,7 +47,7 @@ final class ApplicationContext: Sendable {
         self.transport = transport
         self.now = now
         self.sleep = sleep
-        cache = TokenCache(settings: configuration.cacheConfig.settings())
+        cache = TokenCache(settings: configuration.cacheConfig.settings(), now: now)
         refreshLock = cache.coordinationPath.map(RefreshLock.init(cacheFilePath:))
         resolver = AuthorityResolver(
             transport: transport, cache: DiscoveryCache(storage: CacheDiscoveryStorage(cache: cache), now: now))

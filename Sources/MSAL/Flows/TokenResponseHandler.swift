@@ -106,6 +106,7 @@ struct TokenResponseHandler {
         record.cachedAt = response.cachedAtSeconds
         record.idToken = response.idToken
         record.refreshToken = response.refreshToken
+        record.refreshTokenExpiresOn = response.refreshToken == nil ? nil : response.refreshTokenExpiresOnSeconds
         record.foci = response.familyId
         try context.cache.modify { $0.save(record) }
 

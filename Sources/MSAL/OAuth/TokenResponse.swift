@@ -25,6 +25,9 @@ struct TokenResponse: Sendable {
     let extendedExpiresOnSeconds: Int64?
     /// `refresh_on` / `refresh_in`: when to refresh proactively (only when the server says so).
     let refreshOnSeconds: Int64?
+    /// `refresh_token_expires_in` (Entra sends it for some clients): when the refresh token
+    /// stops being redeemable, in Unix seconds; `nil` when the server did not say.
+    let refreshTokenExpiresOnSeconds: Int64?
     /// When the response was received, in whole Unix seconds (`cached_at`).
     let cachedAtSeconds: Int64
     /// `correlation_id`, when echoed.
@@ -47,7 +50,7 @@ struct TokenResponse: Sendable {
     /// Parses a 200 response body.
     ///
     /// Every time field goes through ``ServerNumber``: relative ones (`expires_in`,
-    /// `ext_expires_in`, `refresh_in`) must be lifetimes of 0 to 10 years, absolute ones
+    /// `ext_expires_in`, `refresh_in`, `refresh_token_expires_in`) must be lifetimes of 0 to 10 years, absolute ones
     /// (`expires_on`, `ext_expires_on`, `refresh_on`) Unix times between 1970 and 2100, each a
     /// JSON number or a numeric string.
     ///
@@ -103,6 +106,7 @@ struct TokenResponse: Sendable {
         let extendedIn = try time("ext_expires_in", .lifetime)
         let refreshOn = try time("refresh_on", .epoch)
         let refreshIn = try time("refresh_in", .lifetime)
+        let refreshTokenExpiresIn = try time("refresh_token_expires_in", .lifetime)
         self.tokenType = "Bearer"
         self.scope = object["scope"]?.stringValue
         self.accessToken = accessToken
@@ -116,6 +120,7 @@ struct TokenResponse: Sendable {
         self.expiresOnSeconds = expiresOn ?? expiresIn.map { received + $0 } ?? received + Self.defaultLifetime
         self.extendedExpiresOnSeconds = extendedOn ?? extendedIn.map { received + $0 }
         self.refreshOnSeconds = refreshOn ?? refreshIn.map { received + $0 }
+        self.refreshTokenExpiresOnSeconds = refreshTokenExpiresIn.map { received + $0 }
         self.fields = object
     }
 

@@ -65,6 +65,24 @@ public protocol MSALVersionedCacheStorage: MSALCacheStorage {
     /// 0 asks before every read (one round trip); more saves the round trip at the price of
     /// seeing other machines' changes that much later.
     var readStaleness: TimeInterval { get }
+
+    /// Seconds after which an account nothing was acquired for is removed from the shared cache;
+    /// 0 (the default) keeps every account until it is removed.
+    ///
+    /// When more than 0, every change the library saves also removes the accounts that lapsed:
+    /// those with no access token left to serve, and either nothing acquired for them for this
+    /// long (their refresh tokens' `last_modification_time`, their access tokens' `cached_at`),
+    /// or every refresh token past the expiry its server gave (`refresh_token_expires_in`), or no
+    /// refresh token at all. Their tokens, Account records and account metadata go; entries the
+    /// library does not understand, and accounts whose age it cannot tell, stay. Set it to
+    /// how long the identity provider keeps an unused refresh token (90 days for Microsoft Entra),
+    /// so that a cache that is still in use stays bounded.
+    var unusedAccountLifetime: TimeInterval { get }
+}
+
+extension MSALVersionedCacheStorage {
+    /// 0: accounts stay until they are removed.
+    public var unusedAccountLifetime: TimeInterval { 0 }
 }
 
 /// A refresh lease held in a shared storage (``MSALCacheRefreshCoordinating``).

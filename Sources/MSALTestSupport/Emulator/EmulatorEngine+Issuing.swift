@@ -119,6 +119,7 @@ extension EmulatorEngine {
                 }
             }
             body["refresh_token"] = token
+            if lifetimes.statesRefreshTokenExpiry { body["refresh_token_expires_in"] = lifetimes.refreshToken }
         }
         return .json(body, headers: ["Pragma": "no-cache"])
     }

@@ -10,6 +10,9 @@ public struct EmulatorTokenLifetimes: Sendable, Hashable {
     public var idToken: Int
     /// Refresh tokens (inactivity limit; an expired one gets `invalid_grant` AADSTS700082).
     public var refreshToken: Int
+    /// Whether token responses state the refresh token's lifetime (`refresh_token_expires_in`),
+    /// as Entra does for single-page apps.
+    public var statesRefreshTokenExpiry: Bool
     /// Authorization codes.
     public var authorizationCode: Int
     /// Device codes (`expires_in` of the device-code response).
@@ -22,6 +25,7 @@ public struct EmulatorTokenLifetimes: Sendable, Hashable {
         refreshIn: Int? = nil,
         idToken: Int = 3600,
         refreshToken: Int = 90 * 86400,
+        statesRefreshTokenExpiry: Bool = false,
         authorizationCode: Int = 600,
         deviceCode: Int = 900
     ) {
@@ -30,6 +34,7 @@ public struct EmulatorTokenLifetimes: Sendable, Hashable {
         self.refreshIn = refreshIn
         self.idToken = idToken
         self.refreshToken = refreshToken
+        self.statesRefreshTokenExpiry = statesRefreshTokenExpiry
         self.authorizationCode = authorizationCode
         self.deviceCode = deviceCode
     }

@@ -13,6 +13,7 @@ final class AdversarialTokenResponseTests: FaultSuiteCase {
     /// The time fields of a token answer, relative (`_in`) and absolute (`_on`).
     static let timeFields = [
         "expires_in", "ext_expires_in", "refresh_in", "expires_on", "ext_expires_on", "refresh_on",
+        "refresh_token_expires_in",
     ]
     /// Numbers no `Int64` holds, negative lifetimes, and one as a string.
     static let hostileNumbers = ["1e30", "-1e30", "9.3e18", "\"1e30\"", "-5", "\"abc\"", "true", "[]", "{}"]

@@ -41,6 +41,12 @@ final class TokenResponseTests: XCTestCase {
         XCTAssertEqual(missing.tokenType, "Bearer")
     }
 
+    func testRefreshTokenExpiryIsReadWhenTheServerGivesIt() throws {
+        let stated = try parse(#"{"access_token":"at","refresh_token":"rt","refresh_token_expires_in":"86400"}"#)
+        XCTAssertEqual(stated.refreshTokenExpiresOnSeconds, 1_800_086_400)
+        XCTAssertNil(try parse(#"{"access_token":"at","refresh_token":"rt"}"#).refreshTokenExpiresOnSeconds)
+    }
+
     func testRejectsWhatIsNotATokenResponse() {
         for body in ["", "[]", "not json", #"{"error":"invalid_grant"}"#, #"{"token_type":"Bearer"}"#] {
             XCTAssertThrowsError(try parse(body), body) { error in
@@ -103,7 +109,10 @@ final class TokenResponseTests: XCTestCase {
     }
 
     func testEveryTimeFieldOutOfRangeOrMalformedIsRefusedNotATrap() {
-        let fields = ["expires_in", "ext_expires_in", "refresh_in", "expires_on", "ext_expires_on", "refresh_on"]
+        let fields = [
+            "expires_in", "ext_expires_in", "refresh_in", "expires_on", "ext_expires_on", "refresh_on",
+            "refresh_token_expires_in",
+        ]
         let values = [
             "1e30", "-1e30", "9.3e18", #""1e30""#, "1e400", #""abc""#, "-1", "true", "null", "[]", "{}", #""""#,
             #""0x10""#, #""inf""#, #""nan""#, "9223372036854775807", "18446744073709551616",

@@ -18,6 +18,9 @@ struct CacheRefreshToken: Sendable, Equatable {
     var lastModificationTime: String? = nil
     /// A realm, rarely present (refresh tokens are cross-tenant).
     var realm: String? = nil
+    /// `expires_on`: when the token stops being redeemable, in epoch seconds, when the server
+    /// said (`refresh_token_expires_in`, as MSAL for JavaScript stores it); `nil` otherwise.
+    var expiresOn: Int64? = nil
     var unknown: UnknownFields = .none
     var originalKey: String? = nil
 

@@ -33,6 +33,7 @@ extension CacheRefreshToken: CacheEntity {
             .init("target", .optional(\.target), shared: true),
             .init("realm", .optional(\.realm), shared: true),
             .init("last_modification_time", .stringOrNumber(\.lastModificationTime)),
+            .init("expires_on", .timestamp(\.expiresOn)),
             .init("family_id", .optional(\.familyId), shared: true),
         ])
 }

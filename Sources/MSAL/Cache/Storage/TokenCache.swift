@@ -56,10 +56,13 @@ final class TokenCache: Sendable {
 
     private let backend: Backend
     private let lockTimeout: Double
+    /// The application's clock (a test clock in tests), for the lapse of accounts.
+    private let now: @Sendable () -> Date
     private let state = Locked(State())
 
-    init(settings: CacheSettings) {
+    init(settings: CacheSettings, now: @escaping @Sendable () -> Date = { Date() }) {
         lockTimeout = settings.lockTimeout
+        self.now = now
         switch settings.location {
         case .memory:
             backend = .memory
@@ -208,6 +211,7 @@ final class TokenCache: Sendable {
             var bytes: [UInt8]
             do {
                 result = try body(&state.store)
+                removeLapsedAccounts(&state.store, storage)
                 state.store.dropKeyClashes(atLoad: false)
                 bytes = try CacheDocumentCodec.encode(state.store.contents)
                 if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
@@ -247,6 +251,21 @@ final class TokenCache: Sendable {
                 state.generation &+= 1
                 return result
             }
+        }
+    }
+
+    /// Removes, with every change, the accounts of a shared storage that lapsed
+    /// (``AccountLapse``), when the storage asks for it
+    /// (``MSALVersionedCacheStorage/unusedAccountLifetime``).
+    private func removeLapsedAccounts(_ store: inout TokenStore, _ storage: any MSALVersionedCacheStorage) {
+        let lifetime = storage.unusedAccountLifetime
+        guard lifetime.isFinite, lifetime >= 1 else { return }
+        let removed = store.removeLapsedAccounts(
+            now: AccessTokenStatus.wholeSecondAtOrAfter(now()), unusedLifetime: Int64(min(lifetime, 1e12)))
+        if !removed.isEmpty {
+            Log.info(
+                "Token cache: removed \(removed.count) account(s) of the shared cache that nothing can be acquired for silently any more"
+            )
         }
     }
 

@@ -35,6 +35,8 @@ struct TokenResponseRecord: Sendable {
     var idToken: String?
     /// The refresh token, when the response had one.
     var refreshToken: String?
+    /// When the refresh token stops being redeemable (epoch seconds), when the server said.
+    var refreshTokenExpiresOn: Int64?
     /// The response's `foci` (`"1"` for the Microsoft family); `nil` when absent.
     var foci: String?
 

@@ -54,3 +54,69 @@ extension TokenStore {
         }
     }
 }
+
+/// Removing the accounts of a shared cache that nothing can be acquired for any more.
+extension TokenStore {
+    /// Removes every account that lapsed at `now` (``AccountLapse``): its access tokens, refresh
+    /// tokens, id tokens and Account records, and its account metadata for every client. Entries
+    /// this library does not understand stay, whoever they belong to.
+    ///
+    /// - Parameters:
+    ///   - now: epoch seconds.
+    ///   - unusedLifetime: seconds a refresh token stays redeemable unused (more than 0).
+    /// - Returns: the home account ids removed.
+    @discardableResult
+    mutating func removeLapsedAccounts(now: Int64, unusedLifetime: Int64) -> [String] {
+        var lapsed: [String] = []
+        for bucket in buckets.values {
+            let evidence = lapseEvidence(bucket.refs)
+            if AccountLapse.decide(evidence, now: now, unusedLifetime: unusedLifetime).removes {
+                lapsed.append(bucket.homeAccountId)
+            }
+        }
+        for homeAccountId in lapsed {
+            // Each account's refs are read afresh: removing one entity moves another into its slot.
+            for ref in refs(homeAccountId).sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+        }
+        removeAccountMetadata(of: Set(lapsed))
+        return lapsed
+    }
+
+    /// What an account's entries say about its use and expiry.
+    private func lapseEvidence(_ refs: [EntityRef]) -> AccountLapse.Evidence {
+        var evidence = AccountLapse.Evidence()
+        func saw(_ moment: Int64?) {
+            guard let moment else { return }
+            evidence.lastActivity = max(evidence.lastActivity ?? moment, moment)
+        }
+        for ref in refs {
+            switch ref.kind {
+            case .accessToken:
+                let token = contents.accessTokens[Int(ref.slot)]
+                saw(token.cachedAt)
+                guard let expiresOn = token.expiresOn else {
+                    evidence.accessTokenOfUnknownExpiry = true
+                    continue
+                }
+                let until = max(expiresOn, token.extendedExpiresOn ?? expiresOn)
+                evidence.accessTokensServableUntil = max(evidence.accessTokensServableUntil ?? until, until)
+            case .refreshToken:
+                let token = contents.refreshTokens[Int(ref.slot)]
+                let modified = token.lastModificationTime.flatMap(Self.wholeSeconds)
+                if modified == nil && token.expiresOn == nil { evidence.refreshTokensOfUnknownAge += 1 }
+                saw(modified)
+                evidence.refreshTokenExpiries.append(token.expiresOn)
+            case .idToken, .account:
+                continue
+            }
+        }
+        return evidence
+    }
+
+    /// A `last_modification_time` (integer or fractional epoch seconds, as text) in whole seconds,
+    /// clamped so that no later sum overflows; `nil` when it is not a finite number.
+    private static func wholeSeconds(_ text: String) -> Int64? {
+        guard let value = Double(text), value.isFinite else { return nil }
+        return Int64(min(max(value, -1e15), 1e15))
+    }
+}

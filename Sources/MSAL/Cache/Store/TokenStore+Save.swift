@@ -48,7 +48,7 @@ extension TokenStore {
                     homeAccountId: hid, environment: record.environment, clientId: record.clientId,
                     secret: refreshToken, target: target,
                     familyId: (record.foci ?? "").isEmpty ? nil : record.foci,
-                    lastModificationTime: String(record.cachedAt)))
+                    lastModificationTime: String(record.cachedAt), expiresOn: record.refreshTokenExpiresOn))
         }
         upsert(
             CacheAppMetadata(clientId: record.clientId, environment: record.environment, familyId: record.foci ?? ""),

@@ -458,6 +458,16 @@ struct TokenStore: Sendable {
         contents.accountMetadata.append(record)
     }
 
+    /// Removes the account metadata records (every client's) of `homeAccountIds`.
+    mutating func removeAccountMetadata(of homeAccountIds: Set<String>) {
+        guard !homeAccountIds.isEmpty else { return }
+        contents.accountMetadata.removeAll { homeAccountIds.contains($0.homeAccountId) }
+        metadataIndex = [:]
+        for (index, record) in contents.accountMetadata.enumerated() {
+            metadataIndex[MetadataKey(clientId: record.clientId, homeAccountId: record.homeAccountId)] = index
+        }
+    }
+
     /// Removes the entity at `ref` (swapping the last entity of its kind into its place).
     mutating func remove(_ ref: EntityRef) {
         let slot = Int(ref.slot)
