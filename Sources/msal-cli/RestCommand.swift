@@ -18,6 +18,7 @@ enum RestCommand {
 
               msal rest https://graph.microsoft.com/v1.0/me
               msal rest --method POST --body @message.json https://graph.microsoft.com/v1.0/me/sendMail
+              msal rest --method HEAD -o json https://graph.microsoft.com/v1.0/me/drive/root
 
             The token's scope is --scope or --resource when given; else the URL's well-known resource
             (graph.microsoft.com: https://graph.microsoft.com/.default; management.azure.com:
@@ -32,7 +33,8 @@ enum RestCommand {
             (the body is still printed; 7 for 429); 3, 4, 124 as for `msal token` (see Docs/CLI.md).
 
             Options:
-              --method M         GET (default), POST, PUT, PATCH or DELETE
+              --method M         GET (default), HEAD, POST, PUT, PATCH or DELETE. A HEAD answer has no
+                                 body: -o json shows its status and headers
               --body TEXT        the request body; @FILE reads it from a file. Sent with
                                  Content-Type: application/json when it is JSON and no --header names one
               --header "Name: value"
@@ -58,6 +60,9 @@ enum RestCommand {
                 flagOptions: ["allow-loopback-http"])),
         acceptsArguments: true,
         run: run)
+
+    /// The methods `--method` takes.
+    static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 
     /// The default of `--max-response-size`: 16 MiB.
     static let defaultMaximumResponseSize = 16 << 20
@@ -131,9 +136,12 @@ enum RestCommand {
             }
         }
         let method = (arguments.values["method"] ?? "GET").uppercased()
-        guard ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) else {
+        guard methods.contains(method) else {
             throw UsageError(
-                description: "--method '\(method)' is not one of GET, POST, PUT, PATCH, DELETE", command: "rest")
+                description: "--method '\(method)' is not one of \(methods.joined(separator: ", "))", command: "rest")
+        }
+        guard method != "HEAD" || arguments.values["body"] == nil else {
+            throw UsageError(description: "--method HEAD sends no --body", command: "rest")
         }
         var headers: [(name: String, value: String)] = []
         for line in arguments.allValues["header"] ?? [] {
