@@ -40,7 +40,9 @@ enum RestCommand {
               --header "Name: value"
                                  a request header; repeatable. Not Authorization, Host or framing headers
               --scopes "a b"     the token's scopes (--scope is the same)
-              --resource URI     the token's scope is URI/.default
+              --resource URI     the API the token is for: its scope URI/.default (Entra ID, B2C, CIAM),
+                                 or the RFC 8707 resource indicator beside --scopes (AD FS, OpenID
+                                 Connect authorities), as for `msal token`
               --account ID_OR_USERNAME
                                  the account; by default the only one signed in, or the default one
               -o, --output FORMAT
@@ -184,7 +186,9 @@ enum RestCommand {
         }
         let request = try request(arguments)
         let given = arguments.values["scopes"] != nil || arguments.values["resource"] != nil
-        let source = scopeSource(url: request.url, given: given ? try TokenCommand.scopes(arguments) : [])
+        let target =
+            given ? try TokenTarget.parse(arguments, authority: options.authority, scopesRequired: true) : nil
+        let source = target.map { .given($0.scopes) } ?? scopeSource(url: request.url, given: [])
         let application = try options.makeApplication()
         var metadata: MSALProtectedResourceMetadata?
         let scopes: [String]
@@ -201,6 +205,7 @@ enum RestCommand {
         }
         let parameters = try TokenCommand.silentParameters(
             application, options: options, scopes: scopes, account: arguments.values["account"])
+        parameters.resourceIndicator = target?.resourceIndicator
         if let metadata {
             parameters.authority = metadata.authority
             parameters.resourceIndicator = metadata.resourceIndicator
