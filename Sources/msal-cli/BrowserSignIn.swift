@@ -28,7 +28,7 @@ enum BrowserSignIn {
     static let alternatives =
         "sign in from any device with `msal login --device-code`, or set $BROWSER to a browser command"
 
-    static func run(_ application: MSALPublicClientApplication, scopes: [String], environment: [String: String])
+    static func run(_ application: MSALPublicClientApplication, target: TokenTarget, environment: [String: String])
         async throws -> MSALResult
     {
         let terminal = Console.standardErrorIsTerminal
@@ -38,11 +38,11 @@ enum BrowserSignIn {
                 message: "no browser can be opened here (no $BROWSER and no display); \(alternatives)",
                 code: .failure)
         case .printAddress:
-            return try await printingAddress(application, scopes: scopes, reason: "no $BROWSER and no display")
+            return try await printingAddress(application, target: target, reason: "no $BROWSER and no display")
         case .browser:
             Console.error("Opening the sign-in page in the browser; waiting for it to come back (Ctrl-C cancels)...")
             do {
-                return try await application.acquireToken(with: MSALInteractiveTokenParameters(scopes: scopes))
+                return try await application.acquireToken(with: parameters(target))
             } catch {
                 guard isBrowserLaunchFailure(error) else { throw error }
                 guard terminal else {
@@ -50,7 +50,7 @@ enum BrowserSignIn {
                     throw CommandFailure(message: "no browser could be started; \(alternatives)", code: .failure)
                 }
                 return try await printingAddress(
-                    application, scopes: scopes, reason: "the browser could not be started")
+                    application, target: target, reason: "the browser could not be started")
             }
         }
     }
@@ -58,7 +58,7 @@ enum BrowserSignIn {
     /// Signs in with a browser command that opens nothing: the library starts its loopback
     /// listener and announces the address (`MSALWebAuthDidStartLoadNotification`), which is printed.
     private static func printingAddress(
-        _ application: MSALPublicClientApplication, scopes: [String], reason: String
+        _ application: MSALPublicClientApplication, target: TokenTarget, reason: String
     ) async throws -> MSALResult {
         let observer = NotificationCenter.default.addObserver(
             forName: Notification.Name(MSALWebAuthDidStartLoadNotification), object: nil, queue: nil
@@ -69,8 +69,18 @@ enum BrowserSignIn {
         defer { NotificationCenter.default.removeObserver(observer) }
         let webview = MSALWebviewParameters()
         webview.browserCommand = "/bin/true:/usr/bin/true:true"
-        return try await application.acquireToken(
-            with: MSALInteractiveTokenParameters(scopes: scopes, webviewParameters: webview))
+        return try await application.acquireToken(with: parameters(target, webview: webview))
+    }
+
+    /// The sign-in's parameters: the target's scopes and resource indicator.
+    private static func parameters(_ target: TokenTarget, webview: MSALWebviewParameters? = nil)
+        -> MSALInteractiveTokenParameters
+    {
+        let parameters =
+            webview.map { MSALInteractiveTokenParameters(scopes: target.scopes, webviewParameters: $0) }
+            ?? MSALInteractiveTokenParameters(scopes: target.scopes)
+        parameters.resourceIndicator = target.resourceIndicator
+        return parameters
     }
 
     /// The message with the sign-in address and how to continue.

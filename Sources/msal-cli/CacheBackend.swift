@@ -197,6 +197,17 @@ enum CacheBackendSelection {
         var confirm: () -> Void = {}
     }
 
+    /// What the decision knows of the cache file `url` (its probes still empty).
+    static func facts(cacheFile url: URL, requested: CacheBackend?, defaultsFile: URL) -> CacheBackendDecision.Facts {
+        let head = head(of: url.path)
+        let document = DefaultAccount.read(defaultsFile)
+        return CacheBackendDecision.Facts(
+            requested: requested, probes: [:], previous: document.cacheBackend.flatMap(CacheBackend.init),
+            fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
+            warningShown: document.plaintextWarningShown ?? false, path: url.path,
+            folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path))
+    }
+
     /// Chooses the backend for `config`'s cache file and sets its key store.
     static func apply(
         to config: MSALPublicClientApplicationConfig, requested: CacheBackend?, defaultsFile: URL,
@@ -205,13 +216,7 @@ enum CacheBackendSelection {
         let cacheConfig = config.cacheConfig
         guard let url = cacheConfig.resolvedCacheFileURL else { return Applied() }
         let stores = CacheBackendStores(cachePath: url.path, environment: environment)
-        let head = head(of: url.path)
-        let document = DefaultAccount.read(defaultsFile)
-        var facts = CacheBackendDecision.Facts(
-            requested: requested, probes: [:], previous: document.cacheBackend.flatMap(CacheBackend.init),
-            fileExists: head != nil, fileIsEncrypted: head.map { Array($0) == encryptedHeader } ?? false,
-            warningShown: document.plaintextWarningShown ?? false, path: url.path,
-            folderIsWritable: folderIsWritable(url.deletingLastPathComponent().path))
+        var facts = facts(cacheFile: url, requested: requested, defaultsFile: defaultsFile)
         let needed = CacheBackendDecision.probesNeeded(facts, keyHolderFailed: keyHolderFailed)
         facts.probes = stores.probes(needed)
         let decision = CacheBackendDecision.decide(facts)
@@ -307,6 +312,14 @@ struct CacheBackendStores {
     /// The probes of `backends`, in order, up to the first that works (a decision would not choose
     /// the ones after it).
     func probes(_ backends: [CacheBackend]) -> [CacheBackend: CacheBackendProbe] {
+        Self.probes(backends, probe: probe)
+    }
+
+    /// What `probe` finds for `backends`, in order, up to the first that works: the probes a
+    /// command runs, or (`msal doctor`, which probed every store once) the part of them it would.
+    static func probes(
+        _ backends: [CacheBackend], probe: (CacheBackend) -> CacheBackendProbe
+    ) -> [CacheBackend: CacheBackendProbe] {
         var probes: [CacheBackend: CacheBackendProbe] = [:]
         for backend in backends {
             let found = probe(backend)

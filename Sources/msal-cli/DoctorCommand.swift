@@ -113,17 +113,21 @@ enum DoctorCommand {
     static func check(_ options: ApplicationOptions, environment: [String: String]) async -> Report {
         let config = MSALCacheConfig()
         if let file = options.cacheFile { config.cacheFileURL = URL(fileURLWithPath: file) }
-        // Every key store probed, and the one the other commands would choose here
-        // (CacheBackendDecision): the one asked for, else the first that works.
-        let stores = CacheBackendStores(
-            cachePath: config.resolvedCacheFileURL?.path ?? "", environment: environment)
+        let cacheFile = config.resolvedCacheFileURL
+        let path = cacheFile?.path ?? ""
+        // Every key store probed, each once (a probe writes, reads back and removes an item, or
+        // reads a credential), and the one the other commands would choose here: their own
+        // decision (CacheBackendDecision) from the probes they would run, taken from these.
+        let stores = CacheBackendStores(cachePath: path, environment: environment)
         let probes = CacheBackend.preference.map { ($0, stores.probe($0)) }
-        let chosen = options.cacheBackend ?? probes.first { $0.1 == .available }?.0 ?? .plaintext
-        if probes.contains(where: { $0.0 == chosen && $0.1 == .available }) {
-            config.encryptionKeyStore = stores.store(chosen)
-        }
-        let status = MSALCacheStatus.check(config)
-        let path = status.cacheFileURL?.path ?? ""
+        let found = Dictionary(uniqueKeysWithValues: probes)
+        var facts = CacheBackendSelection.facts(
+            cacheFile: cacheFile ?? URL(fileURLWithPath: path), requested: options.cacheBackend,
+            defaultsFile: options.defaultsFile)
+        facts.probes = CacheBackendStores.probes(CacheBackendDecision.probesNeeded(facts)) { found[$0] ?? .available }
+        let findings = Self.findings(
+            CacheBackendDecision.decide(facts).outcome, probes: probes, fileIsPlaintext: Self.isPlaintext(path),
+            fileIsEncrypted: facts.fileIsEncrypted)
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         let mode = (attributes?[.posixPermissions] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
         let keyStores = probes.map { backend, probe in
@@ -134,15 +138,8 @@ enum DoctorCommand {
                 }
             return Report.KeyStore(
                 store: stores.store(backend)?.storeDescription ?? backend.words, available: problem == nil,
-                active: backend == chosen && problem == nil, problem: problem)
+                active: backend == findings.active, problem: problem)
         }
-        let advice =
-            chosen == .plaintext
-            ? (probes.first { $0.1 == .available }).map {
-                "the cache file is plaintext, readable by every process of this user: keep its key in "
-                    + "\($0.0.words) (--cache-backend \($0.0.rawValue)) instead"
-            } ?? status.advice
-            : status.advice
         let authority = options.authority?.url ?? MSALPublicClientApplicationConfig.defaultAuthorityURL
         let discovery = authority.appendingPathComponent("v2.0/.well-known/openid-configuration")
         var clock = Report.Clock(url: discovery.absoluteString)
@@ -164,10 +161,8 @@ enum DoctorCommand {
         }
         return Report(
             version: LibraryInfo.version,
-            cache: .init(
-                path: path, exists: attributes != nil, mode: mode,
-                storage: Self.words(status.storage, fileIsPlaintext: Self.isPlaintext(path))),
-            keyStores: keyStores, advice: advice,
+            cache: .init(path: path, exists: attributes != nil, mode: mode, storage: findings.storage),
+            keyStores: keyStores, advice: findings.advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
             proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
     }
@@ -178,16 +173,53 @@ enum DoctorCommand {
         return Array(head) != CacheBackendSelection.encryptedHeader
     }
 
-    static func words(_ storage: MSALCacheStatus.Storage, fileIsPlaintext: Bool) -> String {
-        switch storage {
-        case .plaintextFile: "plaintext file"
-        case .encryptedFileWithKeyStore:
-            fileIsPlaintext
+    /// What the report says of the cache.
+    struct Findings: Equatable {
+        /// The key store the other commands use here, `nil` for none (the plaintext file, or a refusal).
+        var active: CacheBackend?
+        /// How the cache is kept, in words.
+        var storage: String
+        /// What to do, when something should be done.
+        var advice: String?
+    }
+
+    /// The findings for the decision `outcome` the other commands make here, given every store's
+    /// probe (in order of preference) and the cache file's state. A pure function.
+    static func findings(
+        _ outcome: CacheBackendDecision.Outcome, probes: [(CacheBackend, CacheBackendProbe)], fileIsPlaintext: Bool,
+        fileIsEncrypted: Bool
+    ) -> Findings {
+        switch outcome {
+        case .refuse(let message):
+            return Findings(
+                storage: fileIsEncrypted
+                    ? "encrypted file, its key in a key store that cannot be used here (see advice)" : "plaintext file",
+                advice: "msal would stop here: " + message)
+        case .use(.plaintext):
+            guard let usable = probes.first(where: { $0.1 == .available })?.0 else {
+                return Findings(
+                    storage: "plaintext file",
+                    advice: "the cache file is plaintext, readable by every process of this user and by its backups; "
+                        + "no key store works here (see why above): keep the file on storage only this user reaches, "
+                        + "or use msal where a key store works (Docs/CLI.md, \"Where the cache's key is kept\")")
+            }
+            return Findings(
+                storage: "plaintext file",
+                advice: "the cache file is plaintext, readable by every process of this user: keep its key in "
+                    + "\(usable.words) (--cache-backend \(usable.rawValue)) instead")
+        case .use(let backend):
+            let storage =
+                fileIsPlaintext
                 ? "plaintext file until its next change, then encrypted with the key store in use below"
                 : "encrypted file, its key in the key store in use below"
-        case .encryptedFileWithKey: "encrypted file"
-        case .memory: "memory"
-        case .customStorage: "custom storage"
+            // The store that holds the key is used without a probe; when its probe fails here, so
+            // does opening the cache.
+            guard case .unavailable(let problem)? = probes.first(where: { $0.0 == backend })?.1 else {
+                return Findings(active: backend, storage: storage)
+            }
+            return Findings(
+                active: backend, storage: storage,
+                advice: "the key store in use does not work here, so the cache cannot be opened: \(problem)")
         }
     }
 

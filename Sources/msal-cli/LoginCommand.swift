@@ -7,7 +7,8 @@ enum LoginCommand {
     static let command = ToolCommand(
         name: "login", summary: "sign in (system browser, or --device-code) and cache the account",
         help: """
-            usage: msal login [--device-code] [--scopes "a b"] [--redirect-uri URI] [-o text|json|tsv|none]
+            usage: msal login [--device-code] [--scopes "a b"] [--resource URI] [--redirect-uri URI]
+                              [-o text|json|tsv|none]
                               [--timeout SECONDS] --client-id ID [--authority URL | --tenant T]
                               [--cache FILE] [--ca-file PEM]
 
@@ -24,6 +25,11 @@ enum LoginCommand {
               --device-code      use the device code flow (no browser on this machine)
               --scopes "a b"     scopes to consent to (spaces or commas), e.g. "User.Read"; default none
                                  (sign-in only). openid, profile and offline_access are always asked.
+              --resource URI     the API the tokens are for. Entra ID, B2C and CIAM: consent to the scope
+                                 URI/.default. AD FS and other OpenID Connect authorities: the RFC 8707
+                                 resource indicator (an absolute https URI without a fragment), sent on
+                                 the sign-in and token requests beside --scopes; pass it to `msal token`
+                                 too, so that refreshes name the same resource
               --redirect-uri URI the redirect URI registered for the app (default http://localhost)
               -o, --output FORMAT
                                  text (default): lines "Signed in as", account, tenant, authority,
@@ -33,7 +39,7 @@ enum LoginCommand {
             \(ApplicationOptions.help)
             """,
         specification: ApplicationOptions.specification.adding(OutputFormat.specification).adding(
-            .init(valueOptions: ["scopes", "redirect-uri"], flagOptions: ["device-code"])),
+            .init(valueOptions: ["scopes", "resource", "redirect-uri"], flagOptions: ["device-code"])),
         run: run)
 
     /// The `-o json` output.
@@ -55,13 +61,13 @@ enum LoginCommand {
     static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
         let options = try ApplicationOptions(arguments, environment: environment)
         let format = try OutputFormat(arguments)
-        let scopes = ApplicationOptions.scopes(arguments.values["scopes"])
+        let target = try TokenTarget.parse(arguments, authority: options.authority, scopesRequired: false)
         let application = try options.makeApplication()
         let result: MSALResult
         if arguments.flag("device-code") {
-            result = try await deviceCode(application, scopes: scopes, environment: environment)
+            result = try await deviceCode(application, target: target, environment: environment)
         } else {
-            result = try await BrowserSignIn.run(application, scopes: scopes, environment: environment)
+            result = try await BrowserSignIn.run(application, target: target, environment: environment)
         }
         let account = result.account
         if let identifier = account.identifier {
@@ -86,14 +92,16 @@ enum LoginCommand {
     }
 
     private static func deviceCode(
-        _ application: MSALPublicClientApplication, scopes: [String], environment: [String: String]
+        _ application: MSALPublicClientApplication, target: TokenTarget, environment: [String: String]
     ) async throws -> MSALResult {
         let progress = DeviceCodeProgress(
             animated: DeviceCodeProgress.animates(
                 standardErrorIsTerminal: Console.standardErrorIsTerminal, term: environment["TERM"]))
         defer { progress.stop() }
+        let parameters = MSALTokenParameters(scopes: target.scopes)
+        parameters.resourceIndicator = target.resourceIndicator
         return try await application.acquireTokenWithDeviceCode(
-            parameters: MSALTokenParameters(scopes: scopes),
+            parameters: parameters,
             deviceCodeCallback: { info in
                 Console.error(info.message)
                 progress.start(expiresOn: info.expiresOn)

@@ -18,6 +18,7 @@ enum RestCommand {
 
               msal rest https://graph.microsoft.com/v1.0/me
               msal rest --method POST --body @message.json https://graph.microsoft.com/v1.0/me/sendMail
+              msal rest --method HEAD -o json https://graph.microsoft.com/v1.0/me/drive/root
 
             The token's scope is --scope or --resource when given; else the URL's well-known resource
             (graph.microsoft.com: https://graph.microsoft.com/.default; management.azure.com:
@@ -32,13 +33,16 @@ enum RestCommand {
             (the body is still printed; 7 for 429); 3, 4, 124 as for `msal token` (see Docs/CLI.md).
 
             Options:
-              --method M         GET (default), POST, PUT, PATCH or DELETE
+              --method M         GET (default), HEAD, POST, PUT, PATCH or DELETE. A HEAD answer has no
+                                 body: -o json shows its status and headers
               --body TEXT        the request body; @FILE reads it from a file. Sent with
                                  Content-Type: application/json when it is JSON and no --header names one
               --header "Name: value"
                                  a request header; repeatable. Not Authorization, Host or framing headers
               --scopes "a b"     the token's scopes (--scope is the same)
-              --resource URI     the token's scope is URI/.default
+              --resource URI     the API the token is for: its scope URI/.default (Entra ID, B2C, CIAM),
+                                 or the RFC 8707 resource indicator beside --scopes (AD FS, OpenID
+                                 Connect authorities), as for `msal token`
               --account ID_OR_USERNAME
                                  the account; by default the only one signed in, or the default one
               -o, --output FORMAT
@@ -58,6 +62,9 @@ enum RestCommand {
                 flagOptions: ["allow-loopback-http"])),
         acceptsArguments: true,
         run: run)
+
+    /// The methods `--method` takes.
+    static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 
     /// The default of `--max-response-size`: 16 MiB.
     static let defaultMaximumResponseSize = 16 << 20
@@ -131,9 +138,12 @@ enum RestCommand {
             }
         }
         let method = (arguments.values["method"] ?? "GET").uppercased()
-        guard ["GET", "POST", "PUT", "PATCH", "DELETE"].contains(method) else {
+        guard methods.contains(method) else {
             throw UsageError(
-                description: "--method '\(method)' is not one of GET, POST, PUT, PATCH, DELETE", command: "rest")
+                description: "--method '\(method)' is not one of \(methods.joined(separator: ", "))", command: "rest")
+        }
+        guard method != "HEAD" || arguments.values["body"] == nil else {
+            throw UsageError(description: "--method HEAD sends no --body", command: "rest")
         }
         var headers: [(name: String, value: String)] = []
         for line in arguments.allValues["header"] ?? [] {
@@ -176,7 +186,9 @@ enum RestCommand {
         }
         let request = try request(arguments)
         let given = arguments.values["scopes"] != nil || arguments.values["resource"] != nil
-        let source = scopeSource(url: request.url, given: given ? try TokenCommand.scopes(arguments) : [])
+        let target =
+            given ? try TokenTarget.parse(arguments, authority: options.authority, scopesRequired: true) : nil
+        let source = target.map { .given($0.scopes) } ?? scopeSource(url: request.url, given: [])
         let application = try options.makeApplication()
         var metadata: MSALProtectedResourceMetadata?
         let scopes: [String]
@@ -193,6 +205,7 @@ enum RestCommand {
         }
         let parameters = try TokenCommand.silentParameters(
             application, options: options, scopes: scopes, account: arguments.values["account"])
+        parameters.resourceIndicator = target?.resourceIndicator
         if let metadata {
             parameters.authority = metadata.authority
             parameters.resourceIndicator = metadata.resourceIndicator

@@ -21,8 +21,11 @@ enum TokenCommand {
 
             Options:
               --scopes "a b"     scopes of the token (spaces or commas); --scope is the same
-              --resource URI     the scope URI/.default (Azure CLI's --resource), e.g.
-                                 https://management.azure.com gives https://management.azure.com/.default
+              --resource URI     the API the token is for. Entra ID, B2C and CIAM: the scope
+                                 URI/.default (Azure CLI's --resource), e.g. https://management.azure.com
+                                 gives https://management.azure.com/.default. AD FS and other OpenID
+                                 Connect authorities: the RFC 8707 resource indicator (an absolute https
+                                 URI without a fragment) sent with the refresh, beside --scopes
               --account ID_OR_USERNAME
                                  the account's identifier or user name; by default the only account
                                  signed in, or the default one (`msal accounts --set-default`)
@@ -113,11 +116,12 @@ enum TokenCommand {
     static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
         let options = try ApplicationOptions(arguments, environment: environment)
         let format = try OutputFormat(arguments)
-        let scopes = try scopes(arguments)
+        let target = try TokenTarget.parse(arguments, authority: options.authority, scopesRequired: true)
         let application = try options.makeApplication()
         let parameters = try silentParameters(
-            application, options: options, scopes: scopes, account: arguments.values["account"])
+            application, options: options, scopes: target.scopes, account: arguments.values["account"])
         parameters.forceRefresh = arguments.flag("force-refresh")
+        parameters.resourceIndicator = target.resourceIndicator
         let result = try await application.acquireTokenSilent(with: parameters)
         // The library refuses an answer without an access token (-42600); this keeps `$(msal
         // token)` from ever yielding an empty bearer token, whatever a result holds.
@@ -132,24 +136,6 @@ enum TokenCommand {
         case .none: break
         }
         return .success
-    }
-
-    /// `--scopes`, or `--resource` as its `/.default` scope.
-    static func scopes(_ arguments: CommandLineArguments) throws(CommandLineArguments.UsageError) -> [String] {
-        let scopes = ApplicationOptions.scopes(arguments.values["scopes"])
-        if let resource = arguments.values["resource"] {
-            guard scopes.isEmpty else {
-                throw CommandLineArguments.UsageError(description: "give --scopes or --resource, not both")
-            }
-            guard !resource.isEmpty, !resource.contains(where: \.isWhitespace) else {
-                throw CommandLineArguments.UsageError(description: "--resource '\(resource)' is not a resource URI")
-            }
-            return [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
-        }
-        guard !scopes.isEmpty else {
-            throw CommandLineArguments.UsageError(description: "--scopes (or --resource) is required")
-        }
-        return scopes
     }
 
     /// Parameters for the named account, else the only or default one. An unknown name is passed

@@ -53,17 +53,77 @@ final class CLIDecisionTests: XCTestCase {
         XCTAssertEqual(CommandLineArguments.editDistance("", "abc"), 3)
     }
 
+    func testAResourceIndicatorIsAnAbsoluteHTTPSURIWithoutFragment() {
+        for good in [
+            "https://api.example.com", "https://api.example.com/", "https://mcp.example.com/mcp",
+            "https://127.0.0.1:8443/api?v=2", "HTTPS://API.EXAMPLE.COM/x",
+        ] {
+            XCTAssertNil(TokenTarget.indicatorProblem(good), good)
+        }
+        for (bad, problem) in [
+            ("", "is empty"), ("api.example.com/x", "is not an absolute URI"), ("/relative", "is not an absolute URI"),
+            ("http://api.example.com", "is not an https URI"), ("api://4f3c-guid", "is not an https URI"),
+            ("urn:example:api", "is not an https URI"), ("https:///path", "has no host"),
+            ("https://api.example.com/x#part", "has a fragment"), ("https://api.example.com/#", "has a fragment"),
+            ("https://api.example.com/a b", "holds a space"), ("https://api.example.com/\u{1B}[2J", "control"),
+        ] {
+            XCTAssertTrue(TokenTarget.indicatorProblem(bad)?.contains(problem) == true, "\(bad): \(problem)")
+        }
+    }
+
+    func testAResourceIsTheDefaultScopeForEntraAndAnIndicatorElsewhere() throws {
+        let specifications = Tool.specifications
+        func target(_ arguments: [String], _ authority: String?, required: Bool = true) throws -> TokenTarget {
+            let parsed = try CommandLineArguments.parse(arguments, specifications: specifications)
+            let authority = try authority.map { try MSALAuthority.authority(with: URL(string: $0)!) }
+            return try TokenTarget.parse(parsed, authority: authority, scopesRequired: required)
+        }
+        let adfs = "https://adfs.contoso.com/adfs"
+        let oidc = "https://idp.example.com"
+        for entra in [nil, "https://login.microsoftonline.com/contoso.com", "https://contoso.ciamlogin.com"] {
+            XCTAssertEqual(
+                try target(["login", "--resource", "https://api.example.com"], entra, required: false),
+                .init(scopes: ["https://api.example.com/.default"]))
+            XCTAssertEqual(
+                try target(["token", "--resource", "api://4f3c"], entra), .init(scopes: ["api://4f3c/.default"]))
+        }
+        XCTAssertEqual(
+            try target(["token", "--resource", "https://api.example.com", "--scopes", "api.read"], adfs),
+            .init(scopes: ["api.read"], resourceIndicator: "https://api.example.com"))
+        XCTAssertEqual(
+            try target(["login", "--device-code", "--resource", "https://api.example.com"], oidc, required: false),
+            .init(scopes: [], resourceIndicator: "https://api.example.com"))
+        XCTAssertEqual(try target(["login"], adfs, required: false), .init(scopes: []))
+
+        let refusals: [([String], String?, String)] = [
+            (["token", "--resource", "api://4f3c"], adfs, "is not an https URI"),
+            (["login", "--resource", "https://api.example.com/#x"], oidc, "has a fragment"),
+            (
+                ["token", "--resource", "https://a.example", "--resource", "https://b.example"], oidc,
+                "give one --resource"
+            ),
+            (["token", "--resource", "https://a.example", "--scopes", "x"], nil, "not both"),
+            (["token"], adfs, "--scopes (or --resource) is required"),
+        ]
+        for (arguments, authority, message) in refusals {
+            XCTAssertThrowsError(try target(arguments, authority, required: arguments[0] == "token"), "\(arguments)") {
+                XCTAssertTrue("\($0)".contains(message), "\(arguments): \($0)")
+            }
+        }
+    }
+
     func testAzureCLISpellingsAndOutputFormats() throws {
         let specifications = Tool.specifications
         let scope = try CommandLineArguments.parse(["token", "--scope", "a b"], specifications: specifications)
-        XCTAssertEqual(try TokenCommand.scopes(scope), ["a", "b"])
+        XCTAssertEqual(try TokenTarget.parse(scope, authority: nil, scopesRequired: true), .init(scopes: ["a", "b"]))
         for (resource, expected) in [
             ("https://management.azure.com", "https://management.azure.com/.default"),
             ("https://management.core.windows.net/", "https://management.core.windows.net/.default"),
         ] {
             let parsed = try CommandLineArguments.parse(
                 ["token", "--resource", resource], specifications: specifications)
-            XCTAssertEqual(try TokenCommand.scopes(parsed), [expected])
+            XCTAssertEqual(
+                try TokenTarget.parse(parsed, authority: nil, scopesRequired: true), .init(scopes: [expected]))
         }
         let json = try CommandLineArguments.parse(["-o", "JSON", "accounts"], specifications: specifications)
         XCTAssertEqual(try OutputFormat(json), .json)

@@ -110,6 +110,77 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: environment.cacheFile), "the probe left the cache alone")
     }
 
+    func testEachKeyStoreIsProbedOnceTheOneInUseToo() throws {
+        let credentials = environment.directory.appendingPathComponent("credentials")
+        try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 32).base64EncodedData().write(
+            to: credentials.appendingPathComponent("msal-cache-key"))
+        // A probe of the systemd credential store reads the credential: each open is one probe.
+        for backend in ["systemd-credential", "plaintext"] {
+            let opens = try OpenCounter(folder: credentials.path)
+            let report = try doctorJSON(
+                extra: [
+                    "CREDENTIALS_DIRECTORY": credentials.path, "MSAL_CACHE_BACKEND": backend,
+                    "DBUS_SESSION_BUS_ADDRESS": "",
+                ]
+            ).report
+            let store = try XCTUnwrap(
+                (report["key_stores"] as? [[String: Any]])?.first {
+                    $0["store"] as? String == "systemd credential msal-cache-key"
+                })
+            XCTAssertEqual(store["available"] as? Bool, true, backend)
+            XCTAssertEqual(store["active"] as? Bool, backend == "systemd-credential", backend)
+            XCTAssertEqual(opens.opens(of: "msal-cache-key"), 1, "\(backend): one probe of the credential store")
+        }
+
+        // A cache encrypted with the credential's key: with no backend named, the commands use the
+        // store that holds the key, whatever else works here, and so does the report.
+        let service = ["CREDENTIALS_DIRECTORY": credentials.path, "DBUS_SESSION_BUS_ADDRESS": ""]
+        let login = try environment.deviceCodeLogin(
+            as: EmulatorUser.bob.username, extra: service.merging(["MSAL_CACHE_BACKEND": "systemd-credential"]) { $1 })
+        XCTAssertEqual(login.status, 0, login.errorOutput)
+        let opens = try OpenCounter(folder: credentials.path)
+        let report = try doctorJSON(extra: service.merging(["MSAL_CACHE_BACKEND": ""]) { $1 }).report
+        let active = (report["key_stores"] as? [[String: Any]] ?? []).filter { $0["active"] as? Bool == true }
+        XCTAssertEqual(active.map { $0["store"] as? String }, ["systemd credential msal-cache-key"], "\(report)")
+        XCTAssertEqual(
+            (report["cache"] as? [String: Any])?["storage"] as? String,
+            "encrypted file, its key in the key store in use below")
+        XCTAssertNil(report["advice"] as? String)
+        XCTAssertEqual(opens.opens(of: "msal-cache-key"), 1, "one probe of the store in use")
+    }
+
+    func testTheFindingsFollowTheCommandsDecision() {
+        let probes: [(CacheBackend, CacheBackendProbe)] = [
+            (.secretService, .unavailable("no bus")), (.kernelKeyring, .available),
+            (.systemdCredential, .unavailable("no credential")),
+        ]
+        let plaintext = DoctorCommand.findings(
+            .use(.plaintext), probes: probes, fileIsPlaintext: true, fileIsEncrypted: false)
+        XCTAssertNil(plaintext.active)
+        XCTAssertEqual(plaintext.storage, "plaintext file")
+        XCTAssertTrue(plaintext.advice?.contains("--cache-backend kernel-keyring") == true, plaintext.advice ?? "")
+        let none = DoctorCommand.findings(
+            .use(.plaintext), probes: probes.map { ($0.0, .unavailable("x")) }, fileIsPlaintext: true,
+            fileIsEncrypted: false)
+        XCTAssertTrue(none.advice?.contains("no key store works here") == true, none.advice ?? "")
+        XCTAssertEqual(
+            DoctorCommand.findings(.use(.kernelKeyring), probes: probes, fileIsPlaintext: false, fileIsEncrypted: true),
+            .init(active: .kernelKeyring, storage: "encrypted file, its key in the key store in use below"))
+        // The key holder, used without a probe by the commands, failing its probe here.
+        let holder = DoctorCommand.findings(
+            .use(.systemdCredential), probes: probes, fileIsPlaintext: false, fileIsEncrypted: true)
+        XCTAssertEqual(holder.active, .systemdCredential)
+        XCTAssertEqual(
+            holder.advice, "the key store in use does not work here, so the cache cannot be opened: no credential")
+        let refused = DoctorCommand.findings(
+            .refuse("no key store that holds its key is available"), probes: probes, fileIsPlaintext: false,
+            fileIsEncrypted: true)
+        XCTAssertNil(refused.active)
+        XCTAssertTrue(refused.storage.hasPrefix("encrypted file"), refused.storage)
+        XCTAssertEqual(refused.advice, "msal would stop here: no key store that holds its key is available")
+    }
+
     func testTheProcessHoldingTheCacheLockIsNamed() throws {
         XCTAssertEqual(try environment.deviceCodeLogin(as: EmulatorUser.bob.username).status, 0)
         let free = try doctorJSON().report
@@ -142,5 +213,41 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertEqual(CacheLockState.holder(ofInode: 1234, locks: locks), 4242)
         XCTAssertNil(CacheLockState.holder(ofInode: 42, locks: locks), "a record lock is not the flock")
         XCTAssertNil(CacheLockState.holder(ofInode: 99, locks: locks))
+    }
+}
+
+/// Counts the opens of the files in a folder (inotify `IN_OPEN`), by name. Closes are watched
+/// too: inotify merges an event into an identical one still unread, so open, open would count once,
+/// while open, close, open, close does not merge.
+private final class OpenCounter {
+    private let descriptor: Int32
+
+    init(folder: String) throws {
+        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard descriptor >= 0, inotify_add_watch(descriptor, folder, UInt32(IN_OPEN | IN_CLOSE)) >= 0 else {
+            throw XCTSkip("inotify is not available here")
+        }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// The opens of the file `name` reported since the last call (or since the watch began).
+    func opens(of name: String) -> Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let length = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard length > 0 else { return count }
+            var offset = 0
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= length {
+                let event = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: inotify_event.self) }
+                let nameBytes = buffer[(offset + header)..<(offset + header + Int(event.len))].prefix { $0 != 0 }
+                if event.mask & UInt32(IN_OPEN) != 0, String(decoding: nameBytes, as: UTF8.self) == name { count += 1 }
+                offset += header + Int(event.len)
+            }
+        }
     }
 }

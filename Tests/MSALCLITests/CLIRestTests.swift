@@ -208,6 +208,32 @@ final class CLIRestTests: XCTestCase {
         XCTAssertEqual(received.last?.header("Content-Type"), "text/plain")
     }
 
+    func testHeadPrintsTheStatusAndHeadersWithoutWaitingForABody() throws {
+        try signIn()
+        let (server, recorder) = try server { _ in
+            .respond(.init(headers: ["Content-Length": "1000000", "Last-Modified": "Tue, 01 Dec 2026 10:00:00 GMT"]))
+        }
+        defer { server.stop() }
+        let url = server.baseURL.appendingPathComponent("v1.0/files/1").absoluteString
+        let start = Date()
+        let text = try rest(["--method", "HEAD", "--scope", "User.Read", "--timeout", "20", url])
+        XCTAssertEqual(text.status, 0, text.errorOutput)
+        XCTAssertEqual(text.output, "")
+        XCTAssertEqual(text.errorOutput, "HTTP 200\n")
+        let json = try rest(["--method", "head", "--scope", "User.Read", "--timeout", "20", "-o", "json", url])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 15, "no wait for the announced body")
+        XCTAssertEqual(json.status, 0, json.errorOutput)
+        let document = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any], json.output)
+        XCTAssertEqual(document["status"] as? Int, 200)
+        let headers = try XCTUnwrap(document["headers"] as? [String: String])
+        XCTAssertEqual(headers["content-length"], "1000000")
+        XCTAssertEqual(headers["last-modified"], "Tue, 01 Dec 2026 10:00:00 GMT")
+        XCTAssertEqual(document["body"] as? String, "")
+        XCTAssertEqual(recorder.all.map(\.method), ["HEAD", "HEAD"])
+        XCTAssertTrue(recorder.all.allSatisfy { $0.header("Authorization")?.hasPrefix("Bearer ey") == true })
+    }
+
     func testAnErrorStatusIsExitCode8WithTheBodyPrinted() throws {
         try signIn()
         let (server, _) = try server { request in
@@ -248,7 +274,8 @@ final class CLIRestTests: XCTestCase {
             (["https://a.example/x", "https://b.example/y"], "give one URL"),
             (["http://127.0.0.1:9/x"], "--allow-loopback-http"),
             (["http://api.example.com/x", "--allow-loopback-http", "--scope", "User.Read"], "over https only"),
-            (["--method", "HEAD", "https://graph.microsoft.com/v1.0/me"], "is not one of GET"),
+            (["--method", "TRACE", "https://graph.microsoft.com/v1.0/me"], "is not one of GET, HEAD, POST"),
+            (["--method", "head", "--body", "x", "https://graph.microsoft.com/v1.0/me"], "sends no --body"),
             (["--header", "NoColon", "https://graph.microsoft.com/v1.0/me"], "is not \"Name: value\""),
             (["--body", "@/nonexistent/file", "https://graph.microsoft.com/v1.0/me"], "cannot be read"),
             (["-o", "tsv", "https://graph.microsoft.com/v1.0/me"], "-o tsv does not apply"),

@@ -79,6 +79,36 @@ final class CurlClientTests: XCTestCase {
         XCTAssertEqual(server.acceptedConnections, 1)
     }
 
+    func testHeadEndsWithTheHeadWhateverLengthItAnnounces() async throws {
+        // A HEAD answer announces the GET's length and sends no body (the server leaves it out).
+        let server = try LoopbackHTTPSServer(certificateAuthority: authority) { request in
+            request.method == "HEAD"
+                ? .respond(.init(headers: ["Content-Length": "1000000", "X-Items": "42"]))
+                : .respond(.text("\(request.method) body"))
+        }
+        defer { server.stop() }
+        let client = try CurlClient()
+        let start = ContinuousClock.now
+        // Before each HEAD, another method on the same handle; a body limit below the announced
+        // length (no body comes, so none is refused); a timeout that a wait for the body would hit.
+        let head = request(server, "items", method: "HEAD", timeout: 5)
+        var limited = head
+        limited.maximumBodySize = 1024
+        for (index, step) in [head, request(server, "items"), limited, head].enumerated() {
+            let response = try await client.perform(step)
+            XCTAssertEqual(response.status, 200, "step \(index)")
+            if step.method == "HEAD" {
+                XCTAssertEqual(response.body, [], "step \(index)")
+                XCTAssertTrue(response.headers.contains { $0 == ("X-Items", "42") }, "step \(index)")
+                XCTAssertTrue(response.headers.contains { $0 == ("Content-Length", "1000000") }, "step \(index)")
+            } else {
+                XCTAssertEqual(text(response), "GET body", "step \(index)")
+            }
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(4), "no wait for the announced body")
+        XCTAssertEqual(server.acceptedConnections, 1, "the connection is kept after a HEAD answer")
+    }
+
     func testSlowAnswerIsHandedToTheLoopThreadAndStillArrives() async throws {
         let server = try makeEchoServer(delay: 0.1)
         defer { server.stop() }

@@ -11,12 +11,15 @@ struct DeviceCodeFlow {
         var claims: MSALClaimsRequest?
         var correlationId: UUID
         var extraQueryParameters: [String: String]?
+        /// The RFC 8707 resource indicator to send, or `nil`.
+        var resource: String? = nil
     }
 
     func run(_ request: Request, callback: MSALDeviceCodeCallback) async throws -> MSALResult {
         let correlationId = request.correlationId
         let (authority, knownAuthorities) = try context.requestAuthority(
             request.authority, account: nil, retarget: false, correlationId: correlationId)
+        try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
         let resolved = try await context.resolver.resolve(
@@ -36,6 +39,9 @@ struct DeviceCodeFlow {
         let scopeString = ScopeRules.tokenRequestScopes(scopes).scopeString
         var parameters: [(name: String, value: String)] = [("client_id", context.clientId), ("scope", scopeString)]
         if let claims { parameters.append(("claims", claims)) }
+        // The device authorization request stands for the authorization request (RFC 8628 §3.1),
+        // so it names the resource as RFC 8707 §2.1 has the authorization request name it.
+        if let resource = request.resource { parameters.append(("resource", resource)) }
         let response = try await context.transport.send(
             .formPost(
                 url: TokenRequest.appendingQuery(request.extraQueryParameters, to: endpoint), parameters: parameters,
@@ -67,7 +73,7 @@ struct DeviceCodeFlow {
                     common: .init(
                         clientId: context.clientId, scope: scopeString,
                         requestClientInfo: authority.supportsClientInfo, claims: claims,
-                        extraQueryParameters: request.extraQueryParameters))
+                        extraQueryParameters: request.extraQueryParameters, resource: request.resource))
             }, correlationId: correlationId)
         return try TokenResponseHandler(context: context).handle(
             tokens, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn))

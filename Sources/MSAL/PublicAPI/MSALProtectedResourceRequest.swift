@@ -14,7 +14,8 @@ public struct MSALProtectedResourceRequest: Sendable {
     /// The resource's URL: `https` (plain `http` only to a loopback host with
     /// ``allowsPlainHTTPLoopback``), without user name or password.
     public var url: URL
-    /// `GET` (the default), `POST`, `PUT`, `PATCH` or `DELETE`.
+    /// `GET` (the default), `HEAD`, `POST`, `PUT`, `PATCH` or `DELETE`. A `HEAD` request has no
+    /// body, and its answer none, whatever `Content-Length` it announces.
     public var httpMethod: String
     /// Headers to send, in order, such as `Content-Type` and `Accept`. Not `Authorization` (the
     /// token is passed on its own), `Host`, nor the ones that frame the message
@@ -98,7 +99,8 @@ extension MSALPublicClientApplication {
         let correlationId = CorrelationID.make()
         let plan: ProtectedResourceCallCheck.Plan
         switch ProtectedResourceCallCheck.plan(
-            url: request.url, method: request.httpMethod.uppercased(), headerNames: request.headers.map(\.name),
+            url: request.url, method: request.httpMethod.uppercased(), hasBody: request.body != nil,
+            headerNames: request.headers.map(\.name),
             headerValues: request.headers.map(\.value), allowsPlainHTTPLoopback: request.allowsPlainHTTPLoopback)
         {
         case .success(let value): plan = value

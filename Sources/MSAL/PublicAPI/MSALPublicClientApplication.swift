@@ -239,7 +239,7 @@ extension MSALPublicClientApplication {
         let request = DeviceCodeFlow.Request(
             scopes: values.scopes, authority: values.authority, claims: values.claimsRequest,
             correlationId: values.correlationId ?? CorrelationID.make(),
-            extraQueryParameters: values.extraQueryParameters)
+            extraQueryParameters: values.extraQueryParameters, resource: values.resourceIndicator)
         do {
             return try await DeviceCodeFlow(context: context).run(request, callback: deviceCodeCallback)
         } catch {

@@ -68,8 +68,9 @@ public class MSALTokenParameters: @unchecked Sendable {
         set { shared.withLock { $0.extraQueryParameters = newValue } }
     }
 
-    /// An RFC 8707 resource indicator, sent as `resource` on the authorization and token requests
-    /// of a silent or interactive call: the API the token is for, such as
+    /// An RFC 8707 resource indicator, sent as `resource` on the authorization (or device
+    /// authorization) and token requests of a silent, interactive or device code call: the API the
+    /// token is for, such as
     /// ``MSALProtectedResourceMetadata/resourceIndicator``. Only for authorization servers other
     /// than Microsoft Entra ID, Azure AD B2C and CIAM, which name the resource by its scope
     /// (`<resource>/.default`) and refuse it (the call then fails with -50000 and -42000). A

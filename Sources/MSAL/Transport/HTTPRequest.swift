@@ -1,10 +1,13 @@
 import Foundation
 
-/// An HTTP request the library sends: to an authority's discovery, token or device-code endpoint.
+/// An HTTP request the library sends: to an authority's discovery, token or device-code endpoint,
+/// or to a protected resource.
 struct HTTPRequest: Sendable {
     /// The HTTP method.
     enum Method: String, Sendable {
         case get = "GET"
+        /// A `GET` without the body: the answer ends with its head.
+        case head = "HEAD"
         case post = "POST"
         case put = "PUT"
         case patch = "PATCH"

@@ -16,8 +16,10 @@ enum ProtectedResourceCallCheck {
         case plainHTTPNotLoopback
         /// Plain `http` to a loopback host without ``MSALProtectedResourceRequest/allowsPlainHTTPLoopback``.
         case plainHTTPNotAllowed
-        /// A method the library does not send (`HEAD`, `CONNECT`, `TRACE`, ...).
+        /// A method the library does not send (`CONNECT`, `TRACE`, `OPTIONS`, ...).
         case method(String)
+        /// A `HEAD` request with a body: a `HEAD` asks for the head of what a `GET` would answer.
+        case bodyWithHead
         /// A header whose name is not an RFC 9110 token, or whose value holds a control character.
         case malformedHeader(String)
         /// A header the library sets itself or that could send the request elsewhere.
@@ -33,6 +35,7 @@ enum ProtectedResourceCallCheck {
                 "the URL is plain http: a bearer token goes to a loopback http URL only when allowsPlainHTTPLoopback is set"
             case .method(let method):
                 "the method \(TerminalText.escaped(method)) is not one of \(ProtectedResourceCallCheck.methods.joined(separator: ", "))"
+            case .bodyWithHead: "a HEAD request has no body"
             case .malformedHeader(let name):
                 "the header \(TerminalText.escaped(name)) has a name that is not a token or a value with a control character"
             case .reservedHeader(let name):
@@ -49,7 +52,7 @@ enum ProtectedResourceCallCheck {
     }
 
     /// The methods sent, in the order error messages name them.
-    static let methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    static let methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
 
     /// Headers the caller may not set (lowercased): the token's own, the message framing, and
     /// `Host`, which would name another virtual host than the URL's.
@@ -60,7 +63,8 @@ enum ProtectedResourceCallCheck {
 
     /// The plan for a request, or why it is refused.
     static func plan(
-        url: URL, method: String, headerNames: [String], headerValues: [String], allowsPlainHTTPLoopback: Bool
+        url: URL, method: String, hasBody: Bool = false, headerNames: [String], headerValues: [String],
+        allowsPlainHTTPLoopback: Bool
     ) -> Result<Plan, Refusal> {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let origin = HTTPOrigin(url), origin.scheme == "https" || origin.scheme == "http"
@@ -77,6 +81,7 @@ enum ProtectedResourceCallCheck {
         guard let known = HTTPRequest.Method(rawValue: method), methods.contains(method) else {
             return .failure(.method(method))
         }
+        guard known != .head || !hasBody else { return .failure(.bodyWithHead) }
         for (name, value) in zip(headerNames, headerValues) {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenCharacter),
                 value.unicodeScalars.allSatisfy({ $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F) })

@@ -228,12 +228,20 @@ final class CurlEasyHandle {
         }
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
         try set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout))
-        // A body announced larger than the limit is refused before its first byte; the write
-        // callback enforces the limit on bodies without a length (or with a false one).
-        try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(max(0, request.maximumBodySize)))
+        if request.method != "HEAD" {
+            // A body announced larger than the limit is refused before its first byte; the write
+            // callback enforces the limit on bodies without a length (or with a false one). A HEAD
+            // answer's Content-Length announces no body that comes, so it is not held to the limit.
+            try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(max(0, request.maximumBodySize)))
+        }
         switch (request.method, body) {
         case ("GET", nil):
             try set(CURLOPT_HTTPGET, 1)
+        case ("HEAD", nil):
+            // NOBODY sends HEAD and ends the transfer with the head: an answer's Content-Length
+            // describes the GET's body, which a HEAD answer never carries (RFC 9110 §9.3.2).
+            // CUSTOMREQUEST "HEAD" would wait for those bytes until the timeout.
+            try set(CURLOPT_NOBODY, 1)
         case ("POST", _):
             try set(CURLOPT_POST, 1)
         case (_, nil):

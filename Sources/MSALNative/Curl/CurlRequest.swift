@@ -3,7 +3,8 @@
 package struct CurlRequest: Sendable {
     /// The absolute `http` or `https` URL.
     package var url: String
-    /// The method: `GET`, `POST`, or any other token sent as is.
+    /// The method: `GET`, `POST`, or any other token sent as is. A `HEAD` without a body ends
+    /// with the response head, whatever `Content-Length` it announces.
     package var method: String
     /// Request headers in the order they are sent.
     package var headers: [(name: String, value: String)]

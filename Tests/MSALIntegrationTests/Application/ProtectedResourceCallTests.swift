@@ -82,6 +82,34 @@ final class ProtectedResourceCallTests: XCTestCase {
         XCTAssertEqual(received.bodyText, #"{"a":1}"#)
     }
 
+    func testHeadReturnsTheStatusAndHeadersWithoutWaitingForTheAnnouncedBody() async throws {
+        // The GET's length is announced; a HEAD answer carries no body (the server leaves it out).
+        let (server, seen) = try server { _ in
+            .respond(.init(headers: ["Content-Length": "1000000", "ETag": "\"v7\""]))
+        }
+        defer { server.stop() }
+        let url = server.baseURL.appendingPathComponent("files/report")
+        let start = ContinuousClock.now
+        let answer = try await app.application.callProtectedResource(
+            MSALProtectedResourceRequest(url: url, httpMethod: "head"), authorizationHeader: "Bearer abc")
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(5), "no wait for the announced body")
+        XCTAssertEqual(answer.statusCode, 200)
+        XCTAssertEqual(answer.headerValues("Content-Length"), ["1000000"])
+        XCTAssertEqual(answer.headerValues("etag"), ["\"v7\""])
+        XCTAssertEqual(answer.body, Data())
+        let received = try XCTUnwrap(seen.withLock { $0.first })
+        XCTAssertEqual(received.method, "HEAD")
+        XCTAssertEqual(received.header("Authorization"), "Bearer abc")
+
+        let refused = await assertFailure(code: MSALError.internal.rawValue, internalCode: -42000) {
+            _ = try await self.app.application.callProtectedResource(
+                MSALProtectedResourceRequest(url: url, httpMethod: "HEAD", body: Data("x".utf8)),
+                authorizationHeader: "Bearer abc")
+        }
+        XCTAssertTrue(refused?.localizedDescription.contains("a HEAD request has no body") == true, "\(refused as Any)")
+        XCTAssertEqual(seen.withLock { $0.count }, 1, "the HEAD with a body was not sent")
+    }
+
     func testRedirectionsAndErrorsAreReturnedNotFollowedOrRetried() async throws {
         let (elsewhere, elsewhereSeen) = try server { _ in .respond(.json(["stolen": true])) }
         defer { elsewhere.stop() }

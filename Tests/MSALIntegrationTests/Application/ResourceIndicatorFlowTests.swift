@@ -45,6 +45,34 @@ final class ResourceIndicatorFlowTests: XCTestCase {
         XCTAssertEqual(refresh.formItems.first { $0.name == "resource" }?.value, resource)
     }
 
+    func testTheDeviceCodeFlowSendsTheResourceOnTheDeviceAndTokenRequests() async throws {
+        let issuer = emulator.authority(.oidc(EmulatorTenant.contoso.id))
+        let app = try EmulatedApp(emulator: emulator, authority: issuer) {
+            $0.authority = try MSALOIDCAuthority(issuer: issuer)
+        }
+        let emulator = emulator!
+        let parameters = MSALTokenParameters(scopes: ["User.Read"])
+        parameters.resourceIndicator = resource
+        let result = try await app.application.acquireTokenWithDeviceCode(parameters: parameters) { info in
+            try? emulator.approveDeviceCode(userCode: info.userCode, as: EmulatorUser.alice.username)
+        }
+        XCTAssertEqual(result.account.username, EmulatorUser.alice.username)
+        let device = try XCTUnwrap(emulator.recentRequests(to: .deviceCode).last)
+        XCTAssertEqual(device.formValue("resource"), resource)
+        let polls = emulator.recentRequests(to: .token).filter {
+            $0.formValue("grant_type") == TokenRequest.deviceCodeGrantType
+        }
+        XCTAssertFalse(polls.isEmpty)
+        XCTAssertTrue(polls.allSatisfy { $0.formValue("resource") == resource }, "every poll names the resource")
+
+        let entra = try EmulatedApp(emulator: emulator)
+        let before = emulator.requestCount(.deviceCode)
+        await assertFailure(code: MSALError.internal.rawValue, internalCode: -42_000) {
+            _ = try await entra.application.acquireTokenWithDeviceCode(parameters: parameters) { _ in }
+        }
+        XCTAssertEqual(emulator.requestCount(.deviceCode), before, "refused before asking for a code")
+    }
+
     func testAnEntraAppRefusesAResourceIndicatorBeforeSendingAnything() async throws {
         let app = try EmulatedApp(emulator: emulator)
         let signedIn = try await app.signIn()

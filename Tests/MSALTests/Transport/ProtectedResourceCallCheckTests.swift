@@ -6,18 +6,20 @@ import XCTest
 /// What the library refuses to send with a bearer token, as a pure decision.
 final class ProtectedResourceCallCheckTests: XCTestCase {
     private func plan(
-        _ url: String, method: String = "GET", headers: [(String, String)] = [], loopbackHTTP: Bool = false
+        _ url: String, method: String = "GET", body: Bool = false, headers: [(String, String)] = [],
+        loopbackHTTP: Bool = false
     ) -> Result<ProtectedResourceCallCheck.Plan, ProtectedResourceCallCheck.Refusal> {
         ProtectedResourceCallCheck.plan(
-            url: URL(string: url)!, method: method, headerNames: headers.map(\.0), headerValues: headers.map(\.1),
-            allowsPlainHTTPLoopback: loopbackHTTP)
+            url: URL(string: url)!, method: method, hasBody: body, headerNames: headers.map(\.0),
+            headerValues: headers.map(\.1), allowsPlainHTTPLoopback: loopbackHTTP)
     }
 
     func testHTTPSIsSentWithItsMethod() {
         XCTAssertEqual(
             plan("https://graph.microsoft.com/v1.0/me"), .success(.init(method: .get, plainHTTPOrigin: nil)))
         for (method, expected) in [
-            ("POST", HTTPRequest.Method.post), ("PUT", .put), ("PATCH", .patch), ("DELETE", .delete),
+            ("HEAD", HTTPRequest.Method.head), ("POST", .post), ("PUT", .put), ("PATCH", .patch),
+            ("DELETE", .delete),
         ] {
             XCTAssertEqual(plan("https://api.example.com/x", method: method), .success(.init(method: expected)))
         }
@@ -43,9 +45,14 @@ final class ProtectedResourceCallCheckTests: XCTestCase {
     }
 
     func testMethodsAndHeadersThatCouldMisdirectTheTokenAreRefused() {
-        for method in ["HEAD", "TRACE", "CONNECT", "OPTIONS", "get", "GET /x HTTP/1.1\r\nX:"] {
+        for method in ["TRACE", "CONNECT", "OPTIONS", "get", "head", "GET /x HTTP/1.1\r\nX:"] {
             XCTAssertEqual(plan("https://a.example/x", method: method), .failure(.method(method)), method)
         }
+        XCTAssertEqual(plan("https://a.example/x", method: "HEAD", body: true), .failure(.bodyWithHead))
+        XCTAssertEqual(plan("https://a.example/x", method: "DELETE", body: true), .success(.init(method: .delete)))
+        XCTAssertTrue(
+            ProtectedResourceCallCheck.Refusal.method("TRACE").description.hasSuffix(
+                "is not one of GET, HEAD, POST, PUT, PATCH, DELETE"))
         for name in ["Authorization", "host", "Content-Length", "Transfer-Encoding", "Connection", "Expect"] {
             XCTAssertEqual(
                 plan("https://a.example/x", headers: [(name, "v")]), .failure(.reservedHeader(name)), name)
