@@ -131,31 +131,24 @@ final class RedisSocket {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, size)
     }
 
-    /// A connected, blocking descriptor: each address of `host` in turn, each connect bounded by
-    /// `deadline`.
+    /// A connected, blocking descriptor: each address of `host` in turn (``RedisResolver``), each
+    /// connect bounded by `deadline`.
     private static func connect(host: String, port: Int, deadline: Double) throws(RedisNativeError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let list else {
-            throw RedisNativeError(
-                .connectFailed, "cannot resolve the Redis host \(host): \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
         var lastError = "no address"
-        var entry: UnsafeMutablePointer<addrinfo>? = list
-        while let current = entry {
-            entry = current.pointee.ai_next
-            let info = current.pointee
+        for address in try RedisResolver.resolve(host: host, port: port, deadline: deadline) {
             let descriptor = Glibc.socket(
-                info.ai_family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue), 0)
+                address.family, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue | SOCK_NONBLOCK.rawValue),
+                address.protocolNumber)
             guard descriptor >= 0 else {
                 lastError = text(errno)
                 continue
             }
-            var connected = Glibc.connect(descriptor, info.ai_addr, info.ai_addrlen) == 0
+            var connected =
+                address.socketAddress.withUnsafeBytes { bytes in
+                    Glibc.connect(
+                        descriptor, bytes.baseAddress?.assumingMemoryBound(to: sockaddr.self),
+                        socklen_t(bytes.count))
+                } == 0
             if !connected && errno == EINPROGRESS {
                 while true {
                     let left = deadline - RedisClock.now()

@@ -24,6 +24,44 @@ final class RedisNativeTests: XCTestCase {
         XCTAssertEqual(replies, [.integer(2), .array([.bulk(Array("2".utf8)), .bulk(value)])])
     }
 
+    func testAHostNameIsResolvedAndASilentResolverIsTimedOutWithinTheTimeout() throws {
+        let server = try RedisServer()
+        var endpoint = server.endpoint()
+        endpoint.host = "localhost"  // a name: resolved by getaddrinfo on a worker, within the deadline
+        XCTAssertEqual(try RedisConnection(endpoint, tls: nil).command("PING"), .status("PONG"))
+
+        // A DNS server that never answers (none can be had on loopback): the lookup is replaced.
+        let release = DispatchSemaphore(value: 0)
+        RedisResolver.lookupOverride.withLock {
+            $0 = { _, _ in
+                _ = release.wait(timeout: .now() + 30)
+                return .success([])
+            }
+        }
+        defer {
+            RedisResolver.lookupOverride.withLock { $0 = nil }
+            release.signal()
+        }
+        endpoint.host = "redis.fleet.internal"
+        endpoint.timeout = 0.5
+        let start = Date()
+        XCTAssertThrowsError(try RedisConnection(endpoint, tls: nil)) { error in
+            XCTAssertEqual((error as? RedisNativeError)?.kind, .timedOut, "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "the connection's timeout bounds the lookup")
+        // A numeric address never waits for a resolver.
+        endpoint.host = "127.0.0.1"
+        XCTAssertEqual(try RedisConnection(endpoint, tls: nil).command("PING"), .status("PONG"))
+        // A name that does not resolve is connectFailed.
+        RedisResolver.lookupOverride.withLock {
+            $0 = { host, _ in .failure(RedisNativeError(.connectFailed, "cannot resolve the Redis host \(host)")) }
+        }
+        endpoint.host = "nowhere.invalid"
+        XCTAssertThrowsError(try RedisConnection(endpoint, tls: nil)) { error in
+            XCTAssertEqual((error as? RedisNativeError)?.kind, .connectFailed, "\(error)")
+        }
+    }
+
     func testACLUserAuthenticatesAndWrongPasswordIsAuthenticationFailed() throws {
         let server = try RedisServer(user: (name: "fleet", password: "s3cret-pass"))
         var endpoint = server.endpoint()
