@@ -42,7 +42,7 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     /// nothing in it can be redeemed.
     public let documentTimeToLive: TimeInterval
     /// Seconds after which an account nothing was acquired for is removed from the cache by the
-    /// next change any machine saves (see ``MSAL/MSALVersionedCacheStorage/unusedAccountLifetime``);
+    /// next change any machine saves (see ``MSAL/MSALSharedCacheStorage/unusedAccountLifetime``);
     /// 0 keeps accounts until they are removed. The default is 90 days, as long as Microsoft
     /// Entra keeps an unused refresh token: the cache of a fleet whose users come and go stays
     /// bounded while it is in use.
@@ -79,17 +79,17 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
         }
     }
 
-    // MARK: MSALVersionedCacheStorage
+    // MARK: MSALSharedCacheStorage
 
     /// The stored document and its version.
-    public func loadVersioned() throws -> MSALVersionedCacheDocument {
+    public func loadVersioned() throws -> MSALSharedCacheDocument {
         let reply = try run(["HMGET", documentKey, "v", "d"])
         guard case .array(let fields) = reply, fields.count == 2 else { throw unexpected(reply, "HMGET") }
         switch (fields[0], fields[1]) {
-        case (.null, _): return MSALVersionedCacheDocument(data: nil, version: 0)
+        case (.null, _): return MSALSharedCacheDocument(data: nil, version: 0)
         case (.bulk(let version), .bulk(let data)):
             guard let number = Self.version(version) else { throw unexpected(reply, "HMGET") }
-            return MSALVersionedCacheDocument(data: Data(data), version: number)
+            return MSALSharedCacheDocument(data: Data(data), version: number)
         default: throw unexpected(reply, "HMGET")
         }
     }

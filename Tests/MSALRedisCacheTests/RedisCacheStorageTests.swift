@@ -46,7 +46,7 @@ final class RedisCacheStorageTests: XCTestCase {
         let server = try RedisServer()
         let storage = try storage(server)
         XCTAssertEqual(try storage.storedVersion(), 0)
-        XCTAssertEqual(try storage.loadVersioned(), MSALVersionedCacheDocument(data: nil, version: 0))
+        XCTAssertEqual(try storage.loadVersioned(), MSALSharedCacheDocument(data: nil, version: 0))
 
         guard case .saved(let first) = try storage.save(Data("one".utf8), replacingVersion: 0, lease: nil) else {
             return XCTFail("the first save must be stored")
@@ -57,7 +57,7 @@ final class RedisCacheStorageTests: XCTestCase {
             try storage.save(Data("two".utf8), replacingVersion: first, lease: nil), .saved(version: first + 1))
         XCTAssertEqual(try storage.save(Data("stale".utf8), replacingVersion: first, lease: nil), .conflict)
         XCTAssertEqual(
-            try storage.loadVersioned(), MSALVersionedCacheDocument(data: Data("two".utf8), version: first + 1))
+            try storage.loadVersioned(), MSALSharedCacheDocument(data: Data("two".utf8), version: first + 1))
         XCTAssertEqual(try storage.load(), Data("two".utf8))
         // The document expires (documentTimeToLive), and each save sets the expiry again.
         guard case .integer(let ttl) = try admin(server).command("PTTL", "msal:{fleet}:doc") else {

@@ -144,7 +144,7 @@ final class DeadHolderFirst: MSALCacheRefreshCoordinating, @unchecked Sendable {
     var refreshLeaseDuration: TimeInterval { live.refreshLeaseDuration }
     func load() throws -> Data? { try live.load() }
     func save(_ data: Data) throws { try live.save(data) }
-    func loadVersioned() throws -> MSALVersionedCacheDocument { try live.loadVersioned() }
+    func loadVersioned() throws -> MSALSharedCacheDocument { try live.loadVersioned() }
     func storedVersion() throws -> UInt64 { try live.storedVersion() }
     func save(_ data: Data, replacingVersion expected: UInt64, lease: MSALCacheRefreshLease?) throws
         -> MSALCacheSaveOutcome

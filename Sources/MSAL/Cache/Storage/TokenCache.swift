@@ -41,8 +41,8 @@ final class TokenCache: Sendable {
         case file(CacheFile)
         /// `signal`: the signal file of a ``SignalledCacheStorage``.
         case custom(any MSALCacheStorage, key: [UInt8]?, signal: String?)
-        /// A storage shared by machines, written by compare-and-set (``MSALVersionedCacheStorage``).
-        case versioned(any MSALVersionedCacheStorage, key: [UInt8]?)
+        /// A storage shared by machines, written by compare-and-set (``MSALSharedCacheStorage``).
+        case versioned(any MSALSharedCacheStorage, key: [UInt8]?)
     }
 
     /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
@@ -72,7 +72,7 @@ final class TokenCache: Sendable {
                     path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
                     durable: settings.durable))
         case .custom(let storage):
-            if let versioned = storage as? any MSALVersionedCacheStorage {
+            if let versioned = storage as? any MSALSharedCacheStorage {
                 backend = .versioned(versioned, key: settings.encryptionKey)
             } else {
                 let signal = (storage as? any SignalledCacheStorage)?.signalFilePath
@@ -82,7 +82,7 @@ final class TokenCache: Sendable {
     }
 
     /// Makes the next read of a versioned storage's cache ask for the stored version, whatever
-    /// its ``MSALVersionedCacheStorage/readStaleness`` (a refresh lease was just taken: another
+    /// its ``MSALSharedCacheStorage/readStaleness`` (a refresh lease was just taken: another
     /// machine may have stored the result).
     func forgetVersionCheck() {
         state.withLock { $0.versionCheckedAt = -Double.infinity }
@@ -199,7 +199,7 @@ final class TokenCache: Sendable {
     /// (``VersionedWriteDecision``). Under a refresh lease (``RefreshLeaseScope``) the save is
     /// fenced by it.
     private func modifyVersioned<Result>(
-        _ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State,
+        _ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State,
         _ body: (inout TokenStore) throws -> Result
     ) throws -> Result {
         let lease = RefreshLeaseScope.current
@@ -256,8 +256,8 @@ final class TokenCache: Sendable {
 
     /// Removes, with every change, the accounts of a shared storage that lapsed
     /// (``AccountLapse``), when the storage asks for it
-    /// (``MSALVersionedCacheStorage/unusedAccountLifetime``).
-    private func removeLapsedAccounts(_ store: inout TokenStore, _ storage: any MSALVersionedCacheStorage) {
+    /// (``MSALSharedCacheStorage/unusedAccountLifetime``).
+    private func removeLapsedAccounts(_ store: inout TokenStore, _ storage: any MSALSharedCacheStorage) {
         let lifetime = storage.unusedAccountLifetime
         guard lifetime.isFinite, lifetime >= 1 else { return }
         let removed = store.removeLapsedAccounts(
@@ -432,9 +432,9 @@ final class TokenCache: Sendable {
     }
 
     /// Loads a versioned storage's document into the store.
-    private func reloadVersioned(_ storage: any MSALVersionedCacheStorage, key: [UInt8]?, _ state: inout State) throws {
+    private func reloadVersioned(_ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State) throws {
         let now = Self.monotonicSeconds()
-        let document: MSALVersionedCacheDocument
+        let document: MSALSharedCacheDocument
         do {
             document = try storage.loadVersioned()
         } catch {

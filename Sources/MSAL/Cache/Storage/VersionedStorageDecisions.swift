@@ -1,4 +1,4 @@
-/// Whether a read of a versioned storage's cache (``MSALVersionedCacheStorage``) is served from
+/// Whether a read of a versioned storage's cache (``MSALSharedCacheStorage``) is served from
 /// memory or first asks the storage for its version.
 enum VersionedReadDecision: Equatable, Sendable {
     /// Nothing loaded yet: load the document.
@@ -9,7 +9,7 @@ enum VersionedReadDecision: Equatable, Sendable {
     case serveFromMemory
 
     /// `sinceCheck`: seconds since the version was last known to be current (a load, a save or a
-    /// check); `staleness`: the storage's ``MSALVersionedCacheStorage/readStaleness``.
+    /// check); `staleness`: the storage's ``MSALSharedCacheStorage/readStaleness``.
     static func decide(loaded: Bool, sinceCheck: Double, staleness: Double) -> VersionedReadDecision {
         guard loaded else { return .load }
         // A clock that went backwards (sinceCheck < 0) proves nothing: check.

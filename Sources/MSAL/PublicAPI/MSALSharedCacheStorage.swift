@@ -1,7 +1,7 @@
 public import Foundation
 
-/// The cache document of a ``MSALVersionedCacheStorage`` with the version it was stored under.
-public struct MSALVersionedCacheDocument: Sendable, Equatable {
+/// The cache document of a ``MSALSharedCacheStorage`` with the version it was stored under.
+public struct MSALSharedCacheDocument: Sendable, Equatable {
     /// The stored document, or `nil` when nothing is stored.
     public var data: Data?
     /// The document's version: 0 when nothing is stored, and a different number after every
@@ -15,7 +15,7 @@ public struct MSALVersionedCacheDocument: Sendable, Equatable {
     }
 }
 
-/// What a compare-and-set save of a `MSALVersionedCacheStorage` did.
+/// What a compare-and-set save of a `MSALSharedCacheStorage` did.
 public enum MSALCacheSaveOutcome: Sendable, Equatable {
     /// The document was stored; it now has `version`.
     case saved(version: UInt64)
@@ -48,9 +48,9 @@ public enum MSALCacheSaveOutcome: Sendable, Equatable {
 /// The library calls these from any thread, one at a time per application object. The plain
 /// ``MSALCacheStorage/load()`` and ``MSALCacheStorage/save(_:)`` are not used for a versioned
 /// storage (other programs may call them).
-public protocol MSALVersionedCacheStorage: MSALCacheStorage {
+public protocol MSALSharedCacheStorage: MSALCacheStorage {
     /// The stored document and its version (`data` `nil` and version 0 when none).
-    func loadVersioned() throws -> MSALVersionedCacheDocument
+    func loadVersioned() throws -> MSALSharedCacheDocument
 
     /// The version of the stored document, 0 when none: cheaper than loading it.
     func storedVersion() throws -> UInt64
@@ -80,7 +80,7 @@ public protocol MSALVersionedCacheStorage: MSALCacheStorage {
     var unusedAccountLifetime: TimeInterval { get }
 }
 
-extension MSALVersionedCacheStorage {
+extension MSALSharedCacheStorage {
     /// 0: accounts stay until they are removed.
     public var unusedAccountLifetime: TimeInterval { 0 }
 }
@@ -110,7 +110,7 @@ public struct MSALCacheRefreshLease: Sendable, Equatable {
 /// returned to its caller but not stored over a newer one. A machine that cannot take the lease
 /// within twice ``refreshLeaseDuration`` fails the call (``MSALError/internal``) rather than
 /// redeem a refresh token another machine may be redeeming.
-public protocol MSALCacheRefreshCoordinating: MSALVersionedCacheStorage {
+public protocol MSALCacheRefreshCoordinating: MSALSharedCacheStorage {
     /// Seconds a lease lasts when its holder neither releases it nor saves (a holder that died).
     /// Machines waiting for a lease wait at most twice this long.
     var refreshLeaseDuration: TimeInterval { get }
