@@ -50,6 +50,9 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
 
     private let pool: RedisConnectionPool
     private let documentKey: String
+    private let turnKey: String
+    /// This storage's run of conflicts and the write turn it holds (``RedisWriteTurn``).
+    private let turn = Locked(RedisWriteTurn())
 
     /// A storage in the Redis server of `connection`, under the keys of `cacheName`. Connects
     /// lazily: a wrong host or password shows at the first token or account call.
@@ -68,6 +71,7 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
         self.documentTimeToLive = max(0, documentTimeToLive)
         self.unusedAccountLifetime = unusedAccountLifetime.isFinite ? max(0, unusedAccountLifetime) : 0
         documentKey = "msal:{\(cacheName)}:doc"
+        turnKey = "msal:{\(cacheName)}:turn"
         let endpoint = RedisEndpoint(
             host: connection.host, port: connection.port, tlsCAFile: connection.tlsCAFile,
             tlsServerName: connection.tlsServerName, username: connection.username, password: connection.password,
@@ -108,27 +112,74 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
 
     /// Stores `data` if the stored version is `expected` (and, with `lease`, while the lease is
     /// held), and sets the document's expiry.
+    ///
+    /// A storage whose saves keep meeting newer versions takes the *write turn*: while it holds
+    /// it, other machines' saves are refused as conflicts, so its next attempt succeeds; a machine
+    /// refused so waits for the turn to end and takes the next one. Without turns, a machine whose
+    /// change takes longer to make than others' can lose every race until it gives up
+    /// (``RedisWriteTurn``).
     public func save(_ data: Data, replacingVersion expected: UInt64, lease: MSALCacheRefreshLease?) throws
         -> MSALCacheSaveOutcome
     {
+        var held = turn.withLock { $0.token }
+        if turn.withLock({ $0.wantsTurn }) { held = try takeTurn() }
         // A new document starts at a random version, so that after Redis lost its data (a restart
         // without persistence) a machine's old version number cannot match a different document.
         let start = UInt64.random(in: 1..<(1 << 40))
         let ttl = Int64((documentTimeToLive * 1000).rounded())
         let arguments: [[UInt8]] = [
-            Array("EVAL".utf8), Array(RedisScripts.compareAndSet.utf8), Array("2".utf8), Array(documentKey.utf8),
-            Array((lease.map { leaseKey($0.key) } ?? documentKey).utf8), Array(String(expected).utf8),
-            Array(data), Array(String(start).utf8), Array((lease?.token ?? "").utf8), Array(String(ttl).utf8),
+            Array("EVAL".utf8), Array(RedisScripts.compareAndSet.utf8), Array("3".utf8), Array(documentKey.utf8),
+            Array((lease.map { leaseKey($0.key) } ?? documentKey).utf8), Array(turnKey.utf8),
+            Array(String(expected).utf8), Array(data), Array(String(start).utf8), Array((lease?.token ?? "").utf8),
+            Array(String(ttl).utf8), Array((held ?? "").utf8),
         ]
         let reply = try run(arguments)
         guard case .array(let parts) = reply, parts.count == 2, case .integer(let status) = parts[0],
             case .integer(let version) = parts[1]
         else { throw unexpected(reply, "EVAL") }
+        let answer: RedisWriteTurn.Answer
         switch status {
-        case 1: return .saved(version: UInt64(max(0, version)))
-        case 2: return .fenced
-        default: return .conflict
+        case 1: answer = .saved(version: UInt64(max(0, version)))
+        case 2: answer = .fenced
+        case 3: answer = .turnHeldByAnother
+        default: answer = .conflict
         }
+        // The script gave the turn back with a save; a fenced change ends, so it gives it back too.
+        if answer == .fenced, let held { try? releaseTurn(held) }
+        turn.withLock { $0.record(answer) }
+        // Reloading while another machine has its turn would only slow it down: wait for its save,
+        // and take the next turn, so that this change is saved at its next attempt too.
+        if answer == .turnHeldByAnother { try waitForNextTurn() }
+        return answer.outcome
+    }
+
+    /// Takes the write turn (`SET NX PX`), or `nil` when another machine holds it.
+    private func takeTurn() throws -> String? {
+        let token = UUID().uuidString
+        let reply = try run([
+            "SET", turnKey, token, "NX", "PX", String(RedisWriteTurn.durationMilliseconds),
+        ])
+        switch reply {
+        case .status:
+            turn.withLock { $0.token = token }
+            return token
+        case .null: return nil
+        default: throw unexpected(reply, "SET")
+        }
+    }
+
+    /// Waits until the write turn is free and takes it (at most the turn's duration; without it
+    /// after that, the next save competes as usual).
+    private func waitForNextTurn() throws {
+        let deadline = RedisClock.now() + Double(RedisWriteTurn.durationMilliseconds) / 1000
+        while RedisClock.now() < deadline {
+            if try takeTurn() != nil { return }
+            Thread.sleep(forTimeInterval: Double.random(in: 0.001..<0.003))
+        }
+    }
+
+    private func releaseTurn(_ token: String) throws {
+        _ = try run(["EVAL", RedisScripts.compareAndDelete, "1", turnKey, token])
     }
 
     // MARK: MSALCacheStorage (for other programs; the library uses the versioned calls)
@@ -192,11 +243,11 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
             throw MSALRedisCacheError.error(error)
         }
         if case .error(let text) = reply {
-            let code = reply.errorCode ?? ""
-            if code == "NOAUTH" || code == "NOPERM" || code == "WRONGPASS" {
-                throw MSALRedisCacheError.authenticationFailed.error("Redis refused the command: \(text)")
+            let shown = TerminalText.escaped(String(text.prefix(300)))
+            switch RedisErrorReply.classify(text) {
+            case .refused: throw MSALRedisCacheError.authenticationFailed.error("Redis refused the command: \(shown)")
+            case .server: throw MSALRedisCacheError.serverError.error("Redis answered with an error: \(shown)")
             }
-            throw MSALRedisCacheError.serverError.error("Redis answered with an error: \(text)")
         }
         return reply
     }
@@ -223,20 +274,25 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
 
 /// The Lua scripts (run with `EVAL`; each is atomic in Redis).
 enum RedisScripts {
-    /// KEYS: document, lease (the document again when no lease). ARGV: expected version, data,
-    /// first version of a new document, lease token ('' for none), time to live in ms (0: none).
-    /// Returns {1, new version}, {0, stored version} on a conflict, {2, 0} when fenced.
+    /// KEYS: document, lease (the document again when no lease), write turn. ARGV: expected
+    /// version, data, first version of a new document, lease token ('' for none), time to live in
+    /// ms (0: none), write turn token ('' for none). Returns {1, new version} (and gives back the
+    /// caller's turn), {0, stored version} on a conflict, {3, stored version} while another
+    /// machine holds the turn, {2, 0} when fenced.
     static let compareAndSet = """
         if ARGV[4] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[4] then return {2, 0} end
         local stored = redis.call('HGET', KEYS[1], 'v')
         local current = 0
         if stored then current = tonumber(stored) end
+        local turn = redis.call('GET', KEYS[3])
+        if turn and turn ~= ARGV[6] then return {3, current} end
         if current ~= tonumber(ARGV[1]) then return {0, current} end
         local new = tonumber(ARGV[3])
         if stored then new = current + 1 end
         local text = string.format('%d', new)
         redis.call('HSET', KEYS[1], 'v', text, 'd', ARGV[2])
         if tonumber(ARGV[5]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[5]) end
+        if turn then redis.call('DEL', KEYS[3]) end
         return {1, new}
         """
 
@@ -245,4 +301,74 @@ enum RedisScripts {
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
         return 0
         """
+}
+
+/// The write turn of one storage: a machine whose saves keep meeting newer versions asks for it
+/// (``wantsTurn``), and while it holds it the others' saves are refused, so that a slow writer
+/// cannot lose every race until its change gives up. The turn lasts ``durationMilliseconds``
+/// when its holder dies; a save gives it back.
+struct RedisWriteTurn: Sendable, Equatable {
+    /// What a compare-and-set save answered.
+    enum Answer: Sendable, Equatable {
+        case saved(version: UInt64)
+        case fenced
+        /// The stored version was another.
+        case conflict
+        /// Another machine holds the turn.
+        case turnHeldByAnother
+
+        /// What the library is told.
+        var outcome: MSALCacheSaveOutcome {
+            switch self {
+            case .saved(let version): .saved(version: version)
+            case .fenced: .fenced
+            case .conflict, .turnHeldByAnother: .conflict
+            }
+        }
+    }
+
+    /// How long a turn lasts when its holder neither saves nor gives it back: long enough for
+    /// one reload, change and save of a large document, short enough that a dead holder stops
+    /// the others only briefly.
+    static let durationMilliseconds = 500
+    /// Conflicts in a row before the storage asks for the turn: the first conflict is the usual
+    /// stale read, the second means others keep winning.
+    static let conflictsBeforeAsking = 2
+
+    var conflictsInARow = 0
+    /// The turn this storage holds (its token), if any.
+    var token: String?
+
+    /// Whether the next save should first take the turn.
+    var wantsTurn: Bool { token == nil && conflictsInARow >= Self.conflictsBeforeAsking }
+
+    mutating func record(_ answer: Answer) {
+        switch answer {
+        case .saved, .fenced:
+            conflictsInARow = 0
+            token = nil
+        case .conflict:
+            conflictsInARow += 1
+        case .turnHeldByAnother:
+            // Ours expired and another took it, or we never had it: ask again next time.
+            conflictsInARow += 1
+            token = nil
+        }
+    }
+}
+
+/// What an error reply of Redis means for the app.
+enum RedisErrorReply: Equatable, Sendable {
+    /// The credentials or the ACL do not allow it: `NOAUTH`, `WRONGPASS`, `NOPERM`, or (Redis 7.0)
+    /// a command of a script the user may not run, which comes as `ERR` with its own words.
+    case refused
+    /// Anything else: out of memory, loading, a read-only replica, a bad command.
+    case server
+
+    static func classify(_ text: String) -> RedisErrorReply {
+        let code = text.prefix { $0 != " " }
+        if code == "NOAUTH" || code == "NOPERM" || code == "WRONGPASS" { return .refused }
+        if code == "ERR", text.contains("user executing the script can't run this command") { return .refused }
+        return .server
+    }
 }

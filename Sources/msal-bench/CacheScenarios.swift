@@ -67,6 +67,18 @@ enum CacheScenarios {
         return measurement
     }
 
+    /// What the lapse check adds to each change of a shared storage (MSALRedisCache), over
+    /// `accounts` accounts none of which lapsed.
+    static func lapseScan(runs: Int, accounts: Int) -> Measurement {
+        let lookup = CacheBenchmarkHooks.Lookup(accounts: accounts)
+        var measurement = Measurement(scenario: "cache_lapse_scan", params: ["accounts": accounts])
+        precondition(lookup.lapseScan() == 0)
+        for _ in 0..<runs {
+            measurement.samples.append(timeNanoseconds { precondition(lookup.lapseScan() == 0) })
+        }
+        return measurement
+    }
+
     static func lookup(runs: Int, accounts: Int) -> Measurement {
         let lookup = CacheBenchmarkHooks.Lookup(accounts: accounts)
         var measurement = Measurement(scenario: "cache_lookup", params: ["accounts": accounts])

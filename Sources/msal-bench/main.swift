@@ -40,7 +40,7 @@ while let argument = arguments.next() {
                 + "                  [--emulator-url URL --emulator-ca FILE] [--port N] [--cpu N]\n"
                 + "scenarios: transport_roundtrip silent_cache_hit silent_refresh silent_concurrent interactive_emulator\n"
                 + "           silent_cache_hit_pair (1 account and --accounts N, default 100,000, in alternating blocks)\n"
-                + "           cache_load cache_save cache_lookup (and the helpers cache_fixture, cache_load_once,\n"
+                + "           cache_load cache_save cache_lookup cache_lapse_scan (and the helpers cache_fixture, cache_load_once,\n"
                 + "           emulator); redis_cache (file cache beside MSALRedisCache: its own redis-server)\n"
                 + "--file F: silent_cache_hit, cache_load and cache_save use that cache_fixture file (of --accounts)\n"
                 + "--emulator-url, --emulator-ca: silent_cache_hit, silent_refresh and silent_concurrent use the\n"
@@ -177,5 +177,10 @@ if only == "cache_save" {
 if only == "cache_lookup" {
     for accounts in accountsOverride.map({ [$0] }) ?? [1, 1_000, 10_000, 100_000] {
         print(CacheScenarios.lookup(runs: runs, accounts: accounts).jsonLine())
+    }
+}
+if only == "cache_lapse_scan" {
+    for accounts in accountsOverride.map({ [$0] }) ?? [1_000, 10_000] {
+        print(CacheScenarios.lapseScan(runs: min(runs, 200), accounts: accounts).jsonLine())
     }
 }

@@ -136,6 +136,42 @@ final class RedisCacheStorageTests: XCTestCase {
         }
     }
 
+    /// Eight machines saving back to back into a large document, each change allowed only one
+    /// second of conflicts: none gives up, because a writer that keeps losing takes a turn.
+    func testWritersThatKeepLosingTakeATurnAndNoChangeGivesUp() throws {
+        let server = try RedisServer()
+        let seed = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
+        try seed.modify { store in
+            for index in 0..<300 { store.save(Self.response(uid: "seed-\(index)")) }
+        }
+        let machines = 8
+        let caches = try (0..<machines).map { _ in
+            var settings = CacheSettings(location: .custom(try storage(server)))
+            settings.lockTimeout = 1
+            return TokenCache(settings: settings)
+        }
+        let failures = Locked<[String]>([])
+        let saves = Locked(0)
+        let stop = Date().addingTimeInterval(4)
+        DispatchQueue.concurrentPerform(iterations: machines) { machine in
+            var index = 0
+            while Date() < stop {
+                index += 1
+                do {
+                    try caches[machine].modify { $0.save(Self.response(uid: "m\(machine)-\(index)")) }
+                    saves.withLock { $0 += 1 }
+                } catch {
+                    failures.withLock { $0.append(MSALErrorInfo(error).errorDescription ?? "\(error)") }
+                }
+            }
+        }
+        let failed = failures.withLock { $0 }
+        print("contention: \(machines) machines, \(saves.withLock { $0 }) saves, \(failed.count) gave up in 4 s")
+        XCTAssertEqual(failed, [])
+        XCTAssertEqual(
+            try seed.read { $0.contents.accounts.count }, 300 + saves.withLock { $0 }, "every acknowledged save kept")
+    }
+
     func testEncryptedDocumentIsSharedByMachinesWithTheKey() throws {
         let server = try RedisServer()
         let key = [UInt8](repeating: 7, count: 32)
@@ -220,6 +256,59 @@ final class RedisCacheStorageTests: XCTestCase {
             settings: CacheSettings(
                 location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
         try good.modify { $0.save(Self.response(uid: "alice")) }
+    }
+
+    /// The ACL user Docs/RedisCache.md tells operators to create can do everything the storage
+    /// does: load, save (the script's own commands included), leases, write turns and waiting for
+    /// a turn to end.
+    func testTheACLTheGuideDocumentsIsEnough() throws {
+        let guide = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Docs/RedisCache.md")
+        let text = try String(contentsOf: guide, encoding: .utf8)
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.contains("ACL SETUSER msal on >PASSWORD") })
+        let command = try XCTUnwrap(line.split(separator: "`").first { $0.hasPrefix("ACL SETUSER") })
+        let rules = command.split(separator: " ").dropFirst(5).map(String.init)
+        XCTAssertTrue(rules.contains("~msal:*"), "\(rules)")
+        let server = try RedisServer(user: (name: "msal", password: "pw"), rules: rules)
+        func storage() throws -> MSALRedisCacheStorage {
+            var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: server.port)
+            connection.username = "msal"
+            connection.password = "pw"
+            return try MSALRedisCacheStorage(connection: connection, cacheName: "acl")
+        }
+        let first = try storage()
+        let second = try storage()
+        let cache = TokenCache(settings: CacheSettings(location: .custom(first)))
+        try cache.modify { $0.save(Self.response(uid: "alice")) }
+        XCTAssertEqual(
+            try TokenCache(settings: CacheSettings(location: .custom(second))).read { $0.contents.accounts.count }, 1)
+        let lease = try XCTUnwrap(try first.acquireRefreshLease(key: "k"))
+        XCTAssertNil(try second.acquireRefreshLease(key: "k"))
+        try first.releaseRefreshLease(lease)
+        // Two conflicts in a row: the first storage takes the turn with its next save and keeps
+        // it while that save meets a newer version; the second is refused and waits for the turn.
+        let version = try first.storedVersion()
+        XCTAssertEqual(try first.save(Data("x".utf8), replacingVersion: version + 7, lease: nil), .conflict)
+        XCTAssertEqual(try first.save(Data("x".utf8), replacingVersion: version + 7, lease: nil), .conflict)
+        XCTAssertEqual(try first.save(Data("x".utf8), replacingVersion: version + 7, lease: nil), .conflict)
+        let start = Date()
+        XCTAssertEqual(try second.save(Data("y".utf8), replacingVersion: version, lease: nil), .conflict)
+        XCTAssertGreaterThan(Date().timeIntervalSince(start), 0.3, "it waited for the turn to end")
+        XCTAssertEqual(
+            try second.save(Data("y".utf8), replacingVersion: version, lease: nil), .saved(version: version + 1))
+
+        // Without HSET the save script is refused: an ACL problem, said as one.
+        let narrow = try RedisServer(user: (name: "msal", password: "pw"), rules: rules.filter { $0 != "+hset" })
+        var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: narrow.port)
+        connection.username = "msal"
+        connection.password = "pw"
+        let refused = TokenCache(
+            settings: CacheSettings(
+                location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "acl"))))
+        XCTAssertThrowsError(try refused.modify { $0.save(Self.response(uid: "alice")) }) { error in
+            XCTAssertEqual(
+                MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.authenticationFailed.rawValue, "\(error)")
+        }
     }
 
     func testTLSStorageWorksAndAnUntrustedServerIsTLSFailed() throws {

@@ -22,7 +22,11 @@ final class RedisServer {
 
     static let binary = "/usr/bin/redis-server"
 
-    init(tls: Bool = false, user: (name: String, password: String)? = nil, extra: [String] = []) throws {
+    /// `rules`: the ACL user's rules (keys, channels, commands).
+    init(
+        tls: Bool = false, user: (name: String, password: String)? = nil, rules: [String] = ["~*", "&*", "+@all"],
+        extra: [String] = []
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             if ProcessInfo.processInfo.environment["MSAL_REQUIRE_REDIS"] == "1" {
                 throw RedisFixtureError("redis-server is not installed; MSAL_REQUIRE_REDIS=1 makes this a failure")
@@ -58,9 +62,10 @@ final class RedisServer {
         }
         if let user {
             // The default user is switched off: only the ACL user may connect.
-            arguments += [
-                "--user", user.name, "on", ">\(user.password)", "~*", "&*", "+@all", "--user", "default", "off",
-            ]
+            arguments +=
+                [
+                    "--user", user.name, "on", ">\(user.password)",
+                ] + rules + ["--user", "default", "off"]
         }
         self.arguments = arguments + extra
         try start(adminUser: user)

@@ -72,6 +72,13 @@ package enum CacheBenchmarkHooks {
             homeAccountId = "uid\(accounts / 2).72f988bf-86f1-41af-91ab-2d7cd011db47"
         }
 
+        /// The lapse check a shared storage's every change makes (``TokenStore/removeLapsedAccounts(now:unusedLifetime:)``)
+        /// over all the accounts, none of which lapsed; returns how many did (0).
+        package func lapseScan() -> Int {
+            var scanned = store
+            return scanned.removeLapsedAccounts(now: 1_800_000_000, unusedLifetime: 90 * 86_400).count
+        }
+
         /// Access token + id token + account, as a cache hit returns them; `true` on a hit.
         package func hit() -> Bool {
             let scopes = TokenStore.lowercasedScopes(["https://graph.microsoft.com/User.Read"])

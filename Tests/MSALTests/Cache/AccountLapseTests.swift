@@ -13,56 +13,64 @@ final class AccountLapseTests: XCTestCase {
         AccountLapse.decide(evidence, now: now, unusedLifetime: lifetime)
     }
 
+    private func decide(
+        accessTokensServableUntil: Int64? = nil, refreshTokenExpiries: [Int64?] = [], lastActivity: Int64? = nil
+    ) -> AccountLapse {
+        var evidence = AccountLapse.Evidence(
+            accessTokensServableUntil: accessTokensServableUntil, lastActivity: lastActivity)
+        for expiry in refreshTokenExpiries { evidence.addRefreshToken(expiresOn: expiry) }
+        return decide(evidence)
+    }
+
     // MARK: The decision, without a store
 
     func testAnAccessTokenThatCanStillBeServedKeepsTheAccount() {
         let unused = now - 200 * day
         XCTAssertEqual(
-            decide(.init(accessTokensServableUntil: now + 1, refreshTokenExpiries: [nil], lastActivity: unused)),
+            decide(accessTokensServableUntil: now + 1, refreshTokenExpiries: [nil], lastActivity: unused),
             .keepUsableAccessToken, "even unused for 200 days")
         XCTAssertEqual(
             decide(.init(accessTokenOfUnknownExpiry: true, lastActivity: unused)), .keepUsableAccessToken)
         XCTAssertEqual(
-            decide(.init(accessTokensServableUntil: now, refreshTokenExpiries: [nil], lastActivity: unused)),
+            decide(accessTokensServableUntil: now, refreshTokenExpiries: [nil], lastActivity: unused),
             .removeUnused, "expires_on == now is expired")
     }
 
     func testUnusedForTheLifetimeLapsesAndADayLessDoesNot() {
         XCTAssertEqual(
             decide(
-                .init(
-                    accessTokensServableUntil: now - lifetime, refreshTokenExpiries: [nil], lastActivity: now - lifetime
-                )),
+                accessTokensServableUntil: now - lifetime, refreshTokenExpiries: [nil], lastActivity: now - lifetime),
             .removeUnused)
         XCTAssertEqual(
             decide(
-                .init(
-                    accessTokensServableUntil: now - day, refreshTokenExpiries: [nil],
-                    lastActivity: now - lifetime + day)),
+                accessTokensServableUntil: now - day, refreshTokenExpiries: [nil], lastActivity: now - lifetime + day),
             .keepRefreshToken)
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [nil, nil], lastActivity: now - lifetime - 1)), .removeUnused,
+            decide(refreshTokenExpiries: [nil, nil], lastActivity: now - lifetime - 1), .removeUnused,
             "the newest activity of the account counts, not each token's")
     }
 
     func testARefreshTokenOfUnknownAgeKeepsTheAccount() {
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [nil], refreshTokensOfUnknownAge: 1, lastActivity: now - 400 * day)),
+            decide(
+                .init(
+                    refreshTokens: 1, refreshTokensWithoutExpiry: 1, refreshTokensOfUnknownAge: 1,
+                    lastActivity: now - 400 * day)),
             .keepUnknownAge, "another MSAL's token without last_modification_time")
     }
 
     func testRefreshTokensPastTheirStatedExpiry() {
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [now - 10, now], lastActivity: now - day)),
+            decide(refreshTokenExpiries: [now - 10, now], lastActivity: now - day),
             .removeRefreshTokensExpired)
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [now - 10, now + 10], lastActivity: now - day)), .keepRefreshToken,
+            decide(refreshTokenExpiries: [now - 10, now + 10], lastActivity: now - day), .keepRefreshToken,
             "one still redeemable")
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [now - 10, nil], lastActivity: now - day)), .keepRefreshToken,
+            decide(refreshTokenExpiries: [now - 10, nil], lastActivity: now - day), .keepRefreshToken,
             "one whose expiry the server did not state")
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [now - day], lastActivity: now - 10)), .keepRefreshToken,
+            decide(refreshTokenExpiries: [now - day], lastActivity: now - 10), .keepRefreshToken,
             "a token acquired after the stated expiry shows the refresh token still worked")
     }
 
@@ -79,11 +87,18 @@ final class AccountLapseTests: XCTestCase {
         let huge = Int64.max
         XCTAssertEqual(decide(.init(accessTokensServableUntil: huge)), .keepUsableAccessToken)
         XCTAssertEqual(
-            decide(.init(refreshTokenExpiries: [Int64.min], lastActivity: huge)), .keepRefreshToken,
+            decide(refreshTokenExpiries: [Int64.min], lastActivity: huge), .keepRefreshToken,
             "activity in the future")
         XCTAssertEqual(
             AccountLapse.decide(.init(lastActivity: Int64.min), now: Int64.min + 1, unusedLifetime: lifetime),
             .keepRecentlyUsed)
+    }
+
+    func testAChangeChecksAtMostOnceAMinuteUnlessTheClockWentBack() {
+        XCTAssertTrue(AccountLapse.isCheckDue(now: now, lastCheck: nil))
+        XCTAssertFalse(AccountLapse.isCheckDue(now: now + 59, lastCheck: now))
+        XCTAssertTrue(AccountLapse.isCheckDue(now: now + 60, lastCheck: now))
+        XCTAssertTrue(AccountLapse.isCheckDue(now: now - 1, lastCheck: now))
     }
 
     // MARK: The store

@@ -34,6 +34,8 @@ final class TokenCache: Sendable {
         var version: UInt64 = 0
         /// When (monotonic seconds) ``version`` was last known to be the stored one.
         var versionCheckedAt: Double = 0
+        /// When (the app's clock, Unix seconds) a change last checked for lapsed accounts.
+        var lapseCheckedAt: Int64?
     }
 
     private enum Backend {
@@ -211,7 +213,7 @@ final class TokenCache: Sendable {
             var bytes: [UInt8]
             do {
                 result = try body(&state.store)
-                removeLapsedAccounts(&state.store, storage)
+                removeLapsedAccounts(&state, storage)
                 state.store.dropKeyClashes(atLoad: false)
                 bytes = try CacheDocumentCodec.encode(state.store.contents)
                 if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
@@ -254,14 +256,16 @@ final class TokenCache: Sendable {
         }
     }
 
-    /// Removes, with every change, the accounts of a shared storage that lapsed
-    /// (``AccountLapse``), when the storage asks for it
-    /// (``MSALSharedCacheStorage/unusedAccountLifetime``).
-    private func removeLapsedAccounts(_ store: inout TokenStore, _ storage: any MSALSharedCacheStorage) {
+    /// Removes, with a change (at most one a minute: ``AccountLapse/isCheckDue(now:lastCheck:)``),
+    /// the accounts of a shared storage that lapsed (``AccountLapse``), when the storage asks for
+    /// it (``MSALSharedCacheStorage/unusedAccountLifetime``).
+    private func removeLapsedAccounts(_ state: inout State, _ storage: any MSALSharedCacheStorage) {
         let lifetime = storage.unusedAccountLifetime
         guard lifetime.isFinite, lifetime >= 1 else { return }
-        let removed = store.removeLapsedAccounts(
-            now: AccessTokenStatus.wholeSecondAtOrAfter(now()), unusedLifetime: Int64(min(lifetime, 1e12)))
+        let now = AccessTokenStatus.wholeSecondAtOrAfter(now())
+        guard AccountLapse.isCheckDue(now: now, lastCheck: state.lapseCheckedAt) else { return }
+        state.lapseCheckedAt = now
+        let removed = state.store.removeLapsedAccounts(now: now, unusedLifetime: Int64(min(lifetime, 1e12)))
         if !removed.isEmpty {
             Log.info(
                 "Token cache: removed \(removed.count) account(s) of the shared cache that nothing can be acquired for silently any more"

@@ -37,13 +37,28 @@ enum AccountLapse: Equatable, Sendable {
         var accessTokensServableUntil: Int64? = nil
         /// An access token without `expires_on`.
         var accessTokenOfUnknownExpiry = false
-        /// Each refresh token's `expires_on` (`nil`: the server did not say).
-        var refreshTokenExpiries: [Int64?] = []
+        /// Its refresh tokens.
+        var refreshTokens = 0
+        /// Those whose server stated no expiry.
+        var refreshTokensWithoutExpiry = 0
+        /// The earliest and the latest expiry stated for its refresh tokens.
+        var refreshTokenExpiries: ClosedRange<Int64>? = nil
         /// Refresh tokens with neither `last_modification_time` nor `expires_on`.
         var refreshTokensOfUnknownAge = 0
         /// The newest sign that tokens were acquired for it: refresh tokens'
         /// `last_modification_time`, access tokens' `cached_at`.
         var lastActivity: Int64? = nil
+
+        /// Counts a refresh token and its stated expiry.
+        mutating func addRefreshToken(expiresOn: Int64?) {
+            refreshTokens += 1
+            guard let expiresOn else {
+                refreshTokensWithoutExpiry += 1
+                return
+            }
+            let known = refreshTokenExpiries ?? expiresOn...expiresOn
+            refreshTokenExpiries = min(known.lowerBound, expiresOn)...max(known.upperBound, expiresOn)
+        }
     }
 
     /// The decision for an account at `now`; `unusedLifetime` (seconds, more than 0) is how long
@@ -54,15 +69,25 @@ enum AccountLapse: Equatable, Sendable {
         if evidence.refreshTokensOfUnknownAge > 0 { return .keepUnknownAge }
         let (unusedSince, overflow) = now.subtractingReportingOverflow(max(0, unusedLifetime))
         if let last = evidence.lastActivity, !overflow, last <= unusedSince { return .removeUnused }
-        if evidence.refreshTokenExpiries.isEmpty {
+        if evidence.refreshTokens == 0 {
             return evidence.lastActivity == nil ? .removeNothingLeft : .keepRecentlyUsed
         }
-        // A token acquired after a refresh token's stated expiry shows that it still worked (a
-        // sliding lifetime the server did not restate): keep it.
-        let allExpired = evidence.refreshTokenExpiries.allSatisfy { expiry in
-            guard let expiry else { return false }
-            return expiry <= now && (evidence.lastActivity ?? Int64.min) < expiry
-        }
-        return allExpired ? .removeRefreshTokensExpired : .keepRefreshToken
+        // Every refresh token past its stated expiry. A token acquired after the earliest of them
+        // shows that it still worked (a sliding lifetime the server did not restate): keep.
+        guard evidence.refreshTokensWithoutExpiry == 0, let expiries = evidence.refreshTokenExpiries,
+            expiries.upperBound <= now, (evidence.lastActivity ?? Int64.min) < expiries.lowerBound
+        else { return .keepRefreshToken }
+        return .removeRefreshTokensExpired
+    }
+
+    /// Seconds between two checks of one cache: accounts lapse after days, so a check a minute
+    /// is as good as one per change, at a sixtieth of the cost for a busy fleet.
+    static let checkInterval: Int64 = 60
+
+    /// Whether a change made at `now` checks the accounts, the previous check having been at
+    /// `lastCheck` (`nil`: never). A clock that went back checks.
+    static func isCheckDue(now: Int64, lastCheck: Int64?) -> Bool {
+        guard let lastCheck else { return true }
+        return now < lastCheck || now - lastCheck >= checkInterval
     }
 }

@@ -90,22 +90,22 @@ extension TokenStore {
             evidence.lastActivity = max(evidence.lastActivity ?? moment, moment)
         }
         for ref in refs {
+            let slot = Int(ref.slot)
             switch ref.kind {
             case .accessToken:
-                let token = contents.accessTokens[Int(ref.slot)]
-                saw(token.cachedAt)
-                guard let expiresOn = token.expiresOn else {
+                saw(contents.accessTokens[slot].cachedAt)
+                guard let expiresOn = contents.accessTokens[slot].expiresOn else {
                     evidence.accessTokenOfUnknownExpiry = true
                     continue
                 }
-                let until = max(expiresOn, token.extendedExpiresOn ?? expiresOn)
+                let until = max(expiresOn, contents.accessTokens[slot].extendedExpiresOn ?? expiresOn)
                 evidence.accessTokensServableUntil = max(evidence.accessTokensServableUntil ?? until, until)
             case .refreshToken:
-                let token = contents.refreshTokens[Int(ref.slot)]
-                let modified = token.lastModificationTime.flatMap(Self.wholeSeconds)
-                if modified == nil && token.expiresOn == nil { evidence.refreshTokensOfUnknownAge += 1 }
+                let expiresOn = contents.refreshTokens[slot].expiresOn
+                let modified = contents.refreshTokens[slot].lastModificationTime.flatMap(Self.wholeSeconds)
+                if modified == nil && expiresOn == nil { evidence.refreshTokensOfUnknownAge += 1 }
                 saw(modified)
-                evidence.refreshTokenExpiries.append(token.expiresOn)
+                evidence.addRefreshToken(expiresOn: expiresOn)
             case .idToken, .account:
                 continue
             }
