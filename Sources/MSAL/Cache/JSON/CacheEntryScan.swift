@@ -177,7 +177,9 @@ extension JSONByteCursor {
         let negative = position < range.upperBound && digits[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         let digitsStart = position
-        while position < range.upperBound, digits[position] >= 0x30, digits[position] <= 0x39, position - digitsStart < 18 {
+        while position < range.upperBound, digits[position] >= 0x30, digits[position] <= 0x39,
+            position - digitsStart < 18
+        {
             value = value * 10 + Int64(digits[position] - 0x30)
             position += 1
         }

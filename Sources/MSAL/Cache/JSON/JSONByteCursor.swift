@@ -47,7 +47,8 @@ struct JSONByteCursor {
     /// The window's bytes `range` as UTF-8 text (ill-formed sequences replaced).
     @inline(__always)
     func text(_ range: Range<Int>) -> String {
-        String(decoding: slice(range), as: UTF8.self)
+        precondition(range.upperBound <= count, "a range past the window")
+        return bytes.span.extracting(range).decodedString()
     }
 
     func fail(_ reason: String) -> JSONScanError {
@@ -67,11 +68,12 @@ struct JSONByteCursor {
     /// Skips whitespace from a byte that is some: a line break and indentation (MSAL Python
     /// indents by four per level) with spaces eight at a time.
     private mutating func skipSomeWhitespace() {
-        index = Self.whitespaceEnd(bytes.span, from: index, count: count)
+        index = Self.whitespaceEnd(bytes.span.extracting(..<count), from: index)
     }
 
-    /// The offset of the first byte from `index` on (before `count`) that is not whitespace.
-    private static func whitespaceEnd(_ span: Span<UInt8>, from start: Int, count: Int) -> Int {
+    /// The offset of the first byte of `span` from `start` on that is not whitespace.
+    private static func whitespaceEnd(_ span: Span<UInt8>, from start: Int) -> Int {
+        let count = span.count
         var index = start
         while index + 8 <= count {
             let notSpace = span.littleEndianWord(at: index) ^ spaces
@@ -143,14 +145,17 @@ struct JSONByteCursor {
     mutating func scanString() throws(JSONScanError) -> (start: Int, end: Int, escaped: Bool) {
         guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let start = index + 1
-        guard let (end, escaped) = Self.stringEnd(bytes.span, from: start, count: count) else { throw endReached() }
+        guard let (end, escaped) = Self.stringEnd(bytes.span.extracting(..<count), from: start) else {
+            throw endReached()
+        }
         index = end + 1
         return (start, end, escaped)
     }
 
     /// The offset of the quote that ends the string whose content starts at `start`, and whether
-    /// the content has escapes; `nil` when the window (`count` bytes) ends first.
-    private static func stringEnd(_ span: Span<UInt8>, from start: Int, count: Int) -> (Int, Bool)? {
+    /// the content has escapes; `nil` when the window (`span`) ends first.
+    private static func stringEnd(_ span: Span<UInt8>, from start: Int) -> (Int, Bool)? {
+        let count = span.count
         var position = start
         var escaped = false
         let quotes: UInt64 = 0x2222_2222_2222_2222
