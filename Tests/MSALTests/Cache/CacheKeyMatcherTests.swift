@@ -3,7 +3,7 @@ import XCTest
 @testable import MSAL
 
 /// The key matcher decides whether an entry's key can be written back as read; its fast path
-/// (memcmp, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
+/// (a word-wise comparison, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
 final class CacheKeyMatcherTests: XCTestCase {
     private static let dash: [UInt8] = [UInt8(ascii: "-")]
 
