@@ -7,7 +7,7 @@
 /// writing is stable from then on: encode(decode(encode(c))) == encode(c).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCache(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let input = UnsafeRawBufferPointer(start: data, count: size)
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
     guard let contents = try? CacheDocumentCodec.decode(input) else { return 0 }
     let written: [UInt8]
     do {

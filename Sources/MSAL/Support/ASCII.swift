@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// Fast paths for text the protocol keeps in ASCII (header names, scopes, ids, base64url), with
 /// Foundation's Unicode-aware functions as the fallback, so results are the same as theirs.
@@ -6,8 +7,8 @@ enum ASCII {
     /// Whether `a` and `b` are equal when ASCII letters are compared without case.
     static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        return a.withUTF8Bytes { left in
-            b.withUTF8Bytes { right in
+        return a.withUTF8Span { left in
+            b.withUTF8Span { right in
                 for index in 0..<left.count where left[index] != right[index] {
                     let x = left[index]
                     let y = right[index]
@@ -32,43 +33,40 @@ enum ASCII {
     }
 
     /// Whether every byte is ASCII and none is an upper-case letter, eight bytes at a time.
-    static func isASCIIWithoutUppercase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
+    static func isASCIIWithoutUppercase(_ bytes: Span<UInt8>) -> Bool {
         var index = 0
         while index + 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let word = bytes.littleEndianWord(at: index)
             if word & highBits != 0 || uppercaseBits(word) != 0 { return false }
             index += 8
         }
         while index < bytes.count {
-            let byte = base[index]
+            let byte = bytes[index]
             if byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) { return false }
             index += 1
         }
         return true
     }
 
-    /// Whether `bytes`, with ASCII letters lowercased, equal `lowered` (of the same length), eight
-    /// bytes at a time; `nil` when `bytes` is not all ASCII (its lowercase is then not bytewise).
-    static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>, equals lowered: UnsafePointer<UInt8>) -> Bool? {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        let other = UnsafeRawPointer(lowered)
+    /// Whether `bytes`, with ASCII letters lowercased, equal the bytes of `lowered` from `offset` on
+    /// (at least as many), eight bytes at a time; `nil` when `bytes` is not all ASCII (its
+    /// lowercase is then not bytewise).
+    static func lowercased(_ bytes: Span<UInt8>, equals lowered: Span<UInt8>, at offset: Int) -> Bool? {
+        precondition(offset >= 0 && lowered.count - offset >= bytes.count, "the compared bytes run past the end")
         var equal = true
         var index = 0
         while index + 8 <= bytes.count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let word = bytes.littleEndianWord(at: index)
             if word & highBits != 0 { return nil }
             // Each upper-case letter's high bit moved to 0x20 lowercases it.
             let lowercased = word | (uppercaseBits(word) >> 2)
-            if lowercased != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { equal = false }
+            if lowercased != lowered.littleEndianWord(at: offset + index) { equal = false }
             index += 8
         }
         while index < bytes.count {
-            let byte = base[index]
+            let byte = bytes[index]
             if byte >= 0x80 { return nil }
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != lowered[index] { equal = false }
+            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != lowered[offset + index] { equal = false }
             index += 1
         }
         return equal
@@ -105,16 +103,5 @@ enum ASCII {
     /// non-ASCII character (which may be Unicode whitespace).
     private static func isPlain(_ byte: UInt8) -> Bool {
         byte < 0x80 && byte != 0x20 && !(0x09...0x0D).contains(byte)
-    }
-}
-
-extension String {
-    /// Calls `body` with the string's UTF-8 bytes: in place for a native string (no copy, and no
-    /// retain of the storage as `var copy = string; copy.withUTF8` costs), copied otherwise.
-    @inline(__always)
-    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = self
-        return try copy.withUTF8(body)
     }
 }

@@ -17,21 +17,21 @@ enum CorrelationID {
     /// `uuid.uuidString` (upper-case, hyphenated), without Foundation's formatter, which takes
     /// half a microsecond.
     static func string(_ uuid: UUID) -> String {
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            String(unsafeUninitializedCapacity: 36) { output in
-                let digits: StaticString = "0123456789ABCDEF"
-                var position = 0
-                for (index, byte) in bytes.enumerated() {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        output[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    output[position] = digits.utf8Start[Int(byte >> 4)]
-                    output[position + 1] = digits.utf8Start[Int(byte & 0x0F)]
-                    position += 2
-                }
-                return position
+        let u = uuid.uuid
+        let bytes: InlineArray<16, UInt8> = [
+            u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15,
+        ]
+        return String(utf8Capacity: 36) { output in
+            for index in bytes.indices {
+                if index == 4 || index == 6 || index == 8 || index == 10 { output.append(UInt8(ascii: "-")) }
+                output.append(hexDigit(bytes[index] >> 4))
+                output.append(hexDigit(bytes[index] & 0x0F))
             }
         }
+    }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") &+ nibble : UInt8(ascii: "A") &+ nibble &- 10
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALNative
 
 /// A JSON value (RFC 8259) that keeps what it read: numbers keep their literal text, so integers
 /// of any size, `-0` and `1.50` are written back exactly as they came, and `true` is never
@@ -33,12 +34,8 @@ enum JSONValue: Sendable, Hashable {
 
         /// A number from its JSON literal, or `nil` when `literal` is not a JSON number.
         init?(literal: String) {
-            var copy = literal
-            let valid = copy.withUTF8 { bytes in
-                var parser = Parser(bytes)
-                return parser.scanNumber() != nil && parser.index == bytes.count
-            }
-            guard valid else { return nil }
+            var parser = Parser(Array(literal.utf8))
+            guard parser.scanNumber() != nil, parser.index == parser.bytes.count else { return nil }
             self.literal = literal
         }
 
@@ -102,21 +99,15 @@ enum JSONValue: Sendable, Hashable {
 extension JSONValue {
     /// Parses a complete JSON text (UTF-8; a leading byte order mark is ignored).
     init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
-        let result =
-            bytes.withContiguousStorageIfAvailable { Self.parse($0) }
-            ?? Array(bytes).withUnsafeBufferPointer {
-                Self.parse($0)
-            }
-        self = try result.get()
+        self = try Self.parse(Array(bytes)).get()
     }
 
     /// Parses a complete JSON text.
     init(parsing string: String) throws(ParseError) {
-        var string = string
-        self = try string.withUTF8 { Self.parse($0) }.get()
+        self = try Self.parse(Array(string.utf8)).get()
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, ParseError> {
+    private static func parse(_ bytes: [UInt8]) -> Result<JSONValue, ParseError> {
         var parser = Parser(bytes)
         return Result { () throws(ParseError) in try parser.parseDocument() }
     }
@@ -124,11 +115,11 @@ extension JSONValue {
 
 /// A recursive-descent parser over UTF-8 bytes.
 private struct Parser {
-    let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: [UInt8]
     var index = 0
     var depth = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }
 
@@ -156,7 +147,7 @@ private struct Parser {
                 index = start
                 throw error("malformed number")
             }
-            let literal = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            let literal = String(decoding: bytes[start..<end], as: UTF8.self)
             return .number(JSONValue.Number(validLiteral: literal))
         default:
             throw error("expected a value")
@@ -166,11 +157,8 @@ private struct Parser {
     private mutating func parseLiteral(_ word: StaticString, _ value: JSONValue) throws(JSONValue.ParseError)
         -> JSONValue
     {
-        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
-        guard bytes.count - index >= expected.count,
-            UnsafeBufferPointer(rebasing: bytes[index..<(index + expected.count)]).elementsEqual(expected)
-        else { throw error("expected a value") }
-        index += expected.count
+        guard bytes.span.bytesEqual(at: index, word) else { throw error("expected a value") }
+        index += word.utf8CodeUnitCount
         return value
     }
 
@@ -239,8 +227,7 @@ private struct Parser {
             let byte = bytes[scan]
             if byte == UInt8(ascii: "\"") {
                 guard
-                    let string = String(
-                        validating: UnsafeBufferPointer(rebasing: bytes[index..<scan]), as: UTF8.self)
+                    let string = String(validating: bytes[index..<scan], as: UTF8.self)
                 else { throw error("string is not valid UTF-8", at: start) }
                 index = scan + 1
                 return string
@@ -248,7 +235,7 @@ private struct Parser {
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
             scan += 1
         }
-        var utf8: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[index..<scan]))
+        var utf8: [UInt8] = Array(bytes[index..<scan])
         index = scan
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: start) }

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// `application/x-www-form-urlencoded` encoding of OAuth request bodies (RFC 6749 Appendix B,
 /// which refers to the HTML form encoding): names and values as UTF-8, every byte except ASCII
 /// letters, digits and `*-._` percent-encoded with upper-case hex, and space as `+`.
@@ -14,16 +16,12 @@ enum FormURLEncoding {
         for parameter in parameters {
             capacity += 3 * (parameter.name.utf8.count + parameter.value.utf8.count)
         }
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        return [UInt8](capacity: capacity) { (output: inout OutputSpan<UInt8>) in
             for (index, parameter) in parameters.enumerated() {
-                if index > 0 {
-                    buffer[count] = UInt8(ascii: "&")
-                    count += 1
-                }
-                count = parameter.name.withUTF8Bytes { write($0, to: buffer, at: count) }
-                buffer[count] = UInt8(ascii: "=")
-                count += 1
-                count = parameter.value.withUTF8Bytes { write($0, to: buffer, at: count) }
+                if index > 0 { output.append(UInt8(ascii: "&")) }
+                parameter.name.withUTF8Span { write($0, to: &output) }
+                output.append(UInt8(ascii: "="))
+                parameter.value.withUTF8Span { write($0, to: &output) }
             }
         }
     }
@@ -54,47 +52,20 @@ enum FormURLEncoding {
         }
     }
 
-    /// Writes `bytes` encoded into `buffer` from `start` on; returns the position after them.
-    /// Runs of unreserved bytes (all of a typical token) are copied at once.
-    private static func write(
-        _ bytes: UnsafeBufferPointer<UInt8>, to buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int
-    ) -> Int {
-        isUnreserved.withUnsafeBufferPointer { isUnreserved in
-            var position = start
-            var index = 0
-            while index < bytes.count {
-                var runEnd = index
-                // Eight bytes per step while all are unreserved (tokens are long runs of them).
-                while runEnd &+ 8 <= bytes.count {
-                    let all =
-                        isUnreserved[Int(bytes[runEnd])] & isUnreserved[Int(bytes[runEnd &+ 1])]
-                        & isUnreserved[Int(bytes[runEnd &+ 2])] & isUnreserved[Int(bytes[runEnd &+ 3])]
-                        & isUnreserved[Int(bytes[runEnd &+ 4])] & isUnreserved[Int(bytes[runEnd &+ 5])]
-                        & isUnreserved[Int(bytes[runEnd &+ 6])] & isUnreserved[Int(bytes[runEnd &+ 7])]
-                    guard all == 1 else { break }
-                    runEnd &+= 8
-                }
-                while runEnd < bytes.count, isUnreserved[Int(bytes[runEnd])] == 1 { runEnd &+= 1 }
-                if runEnd > index {
-                    (buffer.baseAddress! + position).initialize(
-                        from: bytes.baseAddress! + index, count: runEnd &- index)
-                    position &+= runEnd &- index
-                    index = runEnd
-                    continue
-                }
-                let byte = bytes[index]
-                if byte == UInt8(ascii: " ") {
-                    buffer[position] = UInt8(ascii: "+")
-                    position &+= 1
-                } else {
-                    buffer[position] = UInt8(ascii: "%")
-                    buffer[position &+ 1] = hexDigit(byte >> 4)
-                    buffer[position &+ 2] = hexDigit(byte & 0x0F)
-                    position &+= 3
-                }
-                index &+= 1
+    /// Appends `bytes` encoded to `output` (which has room for every byte escaped).
+    private static func write(_ bytes: Span<UInt8>, to output: inout OutputSpan<UInt8>) {
+        let isUnreserved = Self.isUnreserved.span
+        for index in bytes.indices {
+            let byte = bytes[index]
+            if isUnreserved[Int(byte)] == 1 {
+                output.append(byte)
+            } else if byte == UInt8(ascii: " ") {
+                output.append(UInt8(ascii: "+"))
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
-            return position
         }
     }
 

@@ -147,6 +147,18 @@ package final class NativeFile: Sendable {
         return total
     }
 
+    /// Reads into `bytes[range]` from `offset` until that range is full or the file ends; the
+    /// number of bytes read.
+    package func read(at offset: Int, into bytes: inout [UInt8], _ range: Range<Int>) throws(FileError) -> Int {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range out of bounds")
+        let result = bytes.withUnsafeMutableBytes { raw in
+            Result { () throws(FileError) -> Int in
+                try read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[range]))
+            }
+        }
+        return try result.get()
+    }
+
     /// Up to `count` bytes from `offset` (fewer at the end of the file).
     package func read(at offset: Int, count: Int) throws(FileError) -> [UInt8] {
         guard count > 0 else { return [] }
@@ -171,6 +183,14 @@ package final class NativeFile: Sendable {
             }
             written += count
         }
+    }
+
+    /// Writes all of `bytes` at `offset`.
+    package func write(_ bytes: Span<UInt8>, at offset: Int) throws(FileError) {
+        let result = bytes.withUnsafeBytes { buffer in
+            Result { () throws(FileError) in try write(buffer, at: offset) }
+        }
+        try result.get()
     }
 
     /// Writes all of `bytes` at `offset`.

@@ -103,9 +103,7 @@ final class CacheDocumentTests: XCTestCase {
                 pending += bytes[start..<end]
                 start = end
                 let isFinal = end == bytes.count
-                let consumed = try pending.withUnsafeBytes {
-                    try reader.consume($0, origin: 0, isFinal: isFinal)
-                }
+                let consumed = try reader.consume(pending, origin: 0, isFinal: isFinal)
                 pending.removeFirst(consumed)
                 if isFinal { break }
             }
@@ -133,14 +131,10 @@ final class CacheDocumentTests: XCTestCase {
                             + String(repeating: "a", count: length - escapeAt - 1)
                     }
                     let bytes = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
-                    let (scanned, text, end) = try bytes.withUnsafeBytes { raw in
-                        var cursor = JSONByteCursor(raw, isFinal: true)
-                        let scanned = try cursor.scanString()
-                        return (
-                            scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped),
-                            cursor.index
-                        )
-                    }
+                    var cursor = JSONByteCursor(bytes, isFinal: true)
+                    let scanned = try cursor.scanString()
+                    let text = try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped)
+                    let end = cursor.index
                     let place = "length \(length), escape \(escaped) at \(String(describing: escapeAt))"
                     XCTAssertEqual(scanned.start, 1, place)
                     XCTAssertEqual(scanned.end, bytes.count - 1, place)
@@ -148,11 +142,8 @@ final class CacheDocumentTests: XCTestCase {
                     XCTAssertEqual(text, expected, place)
                     XCTAssertEqual(end, bytes.count, place)
                     // Without its closing quote, the string needs more input.
-                    XCTAssertThrowsError(
-                        try bytes.dropLast().withUnsafeBytes { raw in
-                            var cursor = JSONByteCursor(raw, isFinal: false)
-                            _ = try cursor.scanString()
-                        }, place)
+                    var open = JSONByteCursor(bytes, count: bytes.count - 1, isFinal: false)
+                    XCTAssertThrowsError(try open.scanString(), place)
                 }
             }
         }
@@ -164,11 +155,9 @@ final class CacheDocumentTests: XCTestCase {
         // over (searching for it again after each escape would take minutes).
         let half = Array(repeating: Array(#"a\\"#.utf8), count: 250_000).joined()
         let bytes = [UInt8(ascii: "\"")] + half + Array(#"\""#.utf8) + half + [UInt8(ascii: "\"")]
-        let (scanned, text) = try bytes.withUnsafeBytes { raw in
-            var cursor = JSONByteCursor(raw, isFinal: true)
-            let scanned = try cursor.scanString()
-            return (scanned, try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped))
-        }
+        var cursor = JSONByteCursor(bytes, isFinal: true)
+        let scanned = try cursor.scanString()
+        let text = try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped)
         XCTAssertEqual(scanned.end, bytes.count - 1)
         XCTAssertTrue(scanned.escaped)
         let halfText = String(repeating: #"a\"#, count: 250_000)
@@ -195,9 +184,8 @@ final class CacheDocumentTests: XCTestCase {
                 var end = 0
                 while !reader.isDone {
                     end = min(bytes.count, end + 5)
-                    consumed += try bytes[consumed..<end].withUnsafeBytes {
-                        try reader.consume($0, origin: consumed, isFinal: end == bytes.count)
-                    }
+                    consumed += try reader.consume(
+                        Array(bytes[consumed..<end]), origin: consumed, isFinal: end == bytes.count)
                 }
                 XCTAssertEqual(reader.contents.accessTokens, original.accessTokens, "width \(width) in windows")
             }

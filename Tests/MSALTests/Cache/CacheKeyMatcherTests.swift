@@ -3,21 +3,17 @@ import XCTest
 @testable import MSAL
 
 /// The key matcher decides whether an entry's key can be written back as read; its fast path
-/// (memcmp, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
+/// (a word-wise comparison, then ``ASCII/isASCIIWithoutUppercase(_:)``) must agree with building the key.
 final class CacheKeyMatcherTests: XCTestCase {
-    private static let dashText: StaticString = "-"
-    private var dash: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: Self.dashText.utf8Start, count: 1) }
+    private static let dash: [UInt8] = [UInt8(ascii: "-")]
 
     private func matches(_ key: String, _ components: [String?], lowercase: Bool = true) -> Bool {
-        var key = key
-        return key.withUTF8 { bytes in
-            var matcher = CacheKeyMatcher(bytes)
-            for (index, component) in components.enumerated() {
-                if index > 0 { matcher.add(literal: dash) }
-                matcher.add(component, lowercase: lowercase)
-            }
-            return matcher.matchedAll
+        var matcher = CacheKeyMatcher(Array(key.utf8))
+        for (index, component) in components.enumerated() {
+            if index > 0 { matcher.add(literal: Self.dash.span) }
+            matcher.add(component, lowercase: lowercase)
         }
+        return matcher.matchedAll
     }
 
     /// ``matches(_:_:lowercase:)`` through the members' bytes as written in a window, as the
@@ -32,24 +28,22 @@ final class CacheKeyMatcherTests: XCTestCase {
             window += Array(component.utf8)
         }
         window.append(0)
-        var key = key
-        return key.withUTF8 { bytes in
-            window.withUnsafeBufferPointer { window in
-                var matcher = CacheKeyMatcher(bytes, window: window.baseAddress, memberBytes: memberBytes)
-                for (index, component) in components.enumerated() {
-                    if index > 0 { matcher.add(literal: dash) }
-                    if index < members, matcher.addRecorded(member: index, lowercase: lowercase) { continue }
-                    matcher.add(component, lowercase: lowercase)
-                }
-                return matcher.matchedAll
-            }
+        // The key lies in the same window, after the members' values, as in a document.
+        let keyStart = window.count
+        window += Array(key.utf8)
+        var matcher = CacheKeyMatcher(window: window, key: keyStart..<window.count, memberBytes: memberBytes)
+        for (index, component) in components.enumerated() {
+            if index > 0 { matcher.add(literal: Self.dash.span) }
+            if index < members, matcher.addRecorded(member: index, lowercase: lowercase) { continue }
+            matcher.add(component, lowercase: lowercase)
         }
+        return matcher.matchedAll
     }
 
     private func built(_ components: [String?], lowercase: Bool = true) -> String {
         var builder = CacheKeyBuilder()
         for (index, component) in components.enumerated() {
-            if index > 0 { builder.add(literal: dash) }
+            if index > 0 { builder.add(literal: Self.dash.span) }
             builder.add(component, lowercase: lowercase)
         }
         return builder.string

@@ -144,21 +144,21 @@ final class CacheSecretTests: XCTestCase {
         // last bytes, changes the check; so does a length change with the same bytes.
         for length in 0..<80 {
             var bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-            let original = bytes.withUnsafeBufferPointer(CacheFileRange.check)
+            let original = CacheFileRange.check(bytes.span)
             for index in 0..<length {
                 // The lowest bit, a middle one and the highest: a lane's low bits see only the
                 // low bits of its words until the final mix.
                 for flip: UInt8 in [0x01, 0x20, 0x80] {
                     bytes[index] ^= flip
                     XCTAssertNotEqual(
-                        bytes.withUnsafeBufferPointer(CacheFileRange.check), original,
+                        CacheFileRange.check(bytes.span), original,
                         "\(length) at \(index), bit \(flip)")
                     bytes[index] ^= flip
                 }
             }
-            XCTAssertEqual(bytes.withUnsafeBufferPointer(CacheFileRange.check), original)
+            XCTAssertEqual(CacheFileRange.check(bytes.span), original)
             if length > 0 {
-                XCTAssertNotEqual(bytes.dropLast().withUnsafeBufferPointer(CacheFileRange.check), original)
+                XCTAssertNotEqual(CacheFileRange.check(Array(bytes.dropLast()).span), original)
             }
         }
     }

@@ -52,7 +52,7 @@ final class ASCIITests: XCTestCase {
                 for value in 0...255 {
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                     bytes[position] = UInt8(value)
-                    let fast = bytes.withUnsafeBufferPointer { ASCII.isASCIIWithoutUppercase($0) }
+                    let fast = ASCII.isASCIIWithoutUppercase(bytes.span)
                     XCTAssertEqual(fast, reference(bytes), "byte \(value) at \(position) of \(length)")
                 }
             }
@@ -72,14 +72,16 @@ final class ASCIITests: XCTestCase {
                     let lower = bytes.map(lowered)
                     var other = lower
                     other[position] ^= 0x01
-                    bytes.withUnsafeBufferPointer { source in
-                        XCTAssertEqual(
-                            ASCII.lowercased(source, equals: lower), ascii ? true : nil,
-                            "\(value) at \(position) of \(length)")
-                        XCTAssertEqual(
-                            ASCII.lowercased(source, equals: other), ascii ? false : nil,
-                            "\(value) at \(position) of \(length)")
-                    }
+                    XCTAssertEqual(
+                        ASCII.lowercased(bytes.span, equals: lower.span, at: 0), ascii ? true : nil,
+                        "\(value) at \(position) of \(length)")
+                    XCTAssertEqual(
+                        ASCII.lowercased(bytes.span, equals: other.span, at: 0), ascii ? false : nil,
+                        "\(value) at \(position) of \(length)")
+                    // The same bytes further on in a longer one.
+                    XCTAssertEqual(
+                        ASCII.lowercased(bytes.span, equals: ([0x20, 0x41] + lower).span, at: 2), ascii ? true : nil,
+                        "\(value) at \(position) of \(length), at 2")
                 }
             }
         }

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Reads the cache document (MSAL Python's JSON shape) step by step, one entry per step, so the
 /// input can arrive in windows: when a step runs out of bytes it is retried on a longer window.
 ///
@@ -42,8 +44,10 @@ struct CacheDocumentReader {
     /// Runs steps over `window` (whose first byte is at document offset `origin`) until the
     /// document ends or the window runs out. Returns the window offset of the first unconsumed
     /// byte; throws only ``JSONScanError/malformed(_:offset:)``.
-    mutating func consume(_ window: UnsafeRawBufferPointer, origin: Int, isFinal: Bool) throws(JSONScanError) -> Int {
-        var cursor = JSONByteCursor(window, isFinal: isFinal, origin: origin)
+    mutating func consume(_ window: [UInt8], count: Int? = nil, origin: Int, isFinal: Bool) throws(JSONScanError)
+        -> Int
+    {
+        var cursor = JSONByteCursor(window, count: count, isFinal: isFinal, origin: origin)
         var stepStart = 0
         while !isDone {
             do {
@@ -87,9 +91,7 @@ struct CacheDocumentReader {
                 state = .section(section, first: true)
             } else {
                 let value = try cursor.skipValue()
-                let raw = String(
-                    decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
-                    as: UTF8.self)
+                let raw = cursor.text(value)
                 if let section {
                     // A known section that is not an object: kept as it is, written once.
                     contents.unusableSections[section] = raw
@@ -195,8 +197,7 @@ struct CacheDocumentReader {
             key.escaped
             ? nil
             : Int(
-                truncatingIfNeeded: CacheFileRange.check(
-                    UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start)))
+                truncatingIfNeeded: CacheFileRange.check(cursor.bytes.span.extracting(key.start..<key.end)))
         let secret = scan.secretSpan
         origins.append(
             EntryOrigin(
@@ -209,13 +210,13 @@ struct CacheDocumentReader {
     /// from there while the entity is unchanged.
     private static func place(of entry: Range<Int>, secret: SecretSpan?, _ cursor: JSONByteCursor) -> EntryPlace? {
         guard entry.count <= Int32.max else { return nil }
-        let bytes = UnsafeBufferPointer(start: cursor.base + entry.lowerBound, count: entry.count)
         let inside = secret.map { span in
             let start = span.offset - cursor.origin - entry.lowerBound
             return start..<(start + Int(span.length))
         }
         return EntryPlace(
-            offset: cursor.origin + entry.lowerBound, check: EntryPlace.check(bytes, secret: inside),
+            offset: cursor.origin + entry.lowerBound,
+            check: EntryPlace.check(cursor.bytes.span.extracting(entry), secret: inside),
             length: Int32(entry.count))
     }
 
@@ -225,8 +226,7 @@ struct CacheDocumentReader {
         _ memberBytes: CacheMemberBytes
     ) {
         var matcher = CacheKeyMatcher(
-            UnsafeBufferPointer(start: cursor.base + key.start, count: key.end - key.start), window: cursor.base,
-            memberBytes: memberBytes)
+            window: cursor.bytes, key: key.start..<key.end, memberBytes: memberBytes)
         entity.buildKey(&matcher)
         if key.escaped || !matcher.matchedAll {
             entity.originalKey = try? cursor.makeString(key.start, key.end, escaped: key.escaped)
@@ -241,8 +241,7 @@ struct CacheDocumentReader {
         reason: String
     ) throws(JSONScanError) {
         let start = key.start - 1
-        let raw = String(
-            decoding: UnsafeBufferPointer(start: cursor.base + start, count: cursor.index - start), as: UTF8.self)
+        let raw = cursor.text(start..<cursor.index)
         let name = try cursor.makeString(key.start, key.end, escaped: key.escaped)
         let before: Int
         switch section {
@@ -302,15 +301,11 @@ struct CacheDocumentReader {
                         let homeAccountId = try cursor.makeString(key.start, key.end, escaped: key.escaped)
                         try cursor.expect(UInt8(ascii: ":"), "':'")
                         let value = try cursor.skipValue()
-                        let raw = UnsafeRawBufferPointer(start: cursor.base + value.lowerBound, count: value.count)
-                        if let record = Self.accountMetadataRecord(raw, homeAccountId: homeAccountId) {
+                        if let record = Self.accountMetadataRecord(cursor.slice(value), homeAccountId: homeAccountId) {
                             records.append(record)
                         } else {
                             // Kept byte for byte, as the entries of the other sections.
-                            let member = String(
-                                decoding: UnsafeBufferPointer(
-                                    start: cursor.base + key.start - 1, count: value.upperBound - key.start + 1),
-                                as: UTF8.self)
+                            let member = cursor.text((key.start - 1)..<value.upperBound)
                             keptRecords.append(KeptEntry(key: homeAccountId, raw: member))
                             contents.skipped["AccountMetadata", default: 0] += 1
                         }
@@ -318,14 +313,7 @@ struct CacheDocumentReader {
                 }
             } else {
                 let value = try cursor.skipValue()
-                let member =
-                    String(
-                        decoding: UnsafeBufferPointer(
-                            start: cursor.base + name.start - 1, count: name.end - name.start + 2), as: UTF8.self)
-                    + ":"
-                    + String(
-                        decoding: UnsafeBufferPointer(start: cursor.base + value.lowerBound, count: value.count),
-                        as: UTF8.self)
+                let member = cursor.text((name.start - 1)..<(name.end + 1)) + ":" + cursor.text(value)
                 unknown.raw = unknown.isEmpty ? member : unknown.raw + "," + member
             }
         } while try cursor.separator(close: UInt8(ascii: "}"))
@@ -338,7 +326,7 @@ struct CacheDocumentReader {
     }
 
     /// A record of `account_metadata_map` (small; read with the general JSON parser).
-    private static func accountMetadataRecord(_ raw: UnsafeRawBufferPointer, homeAccountId: String)
+    private static func accountMetadataRecord(_ raw: ArraySlice<UInt8>, homeAccountId: String)
         -> CacheAccountMetadata?
     {
         guard case .object(let object)? = try? JSONValue(parsing: raw) else { return nil }

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Writes the cache document in MSAL Python's shape: top-level `AccessToken`, `RefreshToken`,
 /// `IdToken`, `Account`, `AppMetadata` objects keyed by MSAL Python's keys (or an entry's
 /// original key), string timestamps, each entry's unknown fields after its known ones, then
@@ -219,7 +221,7 @@ private struct SectionWriter {
                 output.appendQuoted(key)
             } else {
                 entities[index].buildKey(&builder)
-                builder.bytes.withUnsafeBufferPointer { output.appendQuoted($0) }
+                output.appendQuoted(builder.bytes.span)
             }
             output.append(":{")
             let kept = file.flatMap { file in origin.secret.map { $0.range(in: file) } }
@@ -286,11 +288,11 @@ struct EntryPlacement {
     init(written start: Int, secret: SecretPlacement?, in output: ByteOutput) {
         self.secret = secret
         let length = output.position - start
-        guard length <= Int32.max, let bytes = output.buffered(from: start) else { return }
+        guard length <= Int32.max else { return }
         let excluded = secret.flatMap { secret in
             secret.isKeptInFile ? (secret.offset - start)..<(secret.offset - start + secret.length) : nil
         }
-        entry = EntryPlace(
-            offset: start, check: EntryPlace.check(bytes, secret: excluded), length: Int32(length))
+        guard let check = output.withBuffered(from: start, { EntryPlace.check($0, secret: excluded) }) else { return }
+        entry = EntryPlace(offset: start, check: check, length: Int32(length))
     }
 }

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// What reading one entry found besides the values its entity took: which members were there,
 /// whether one had a value of the wrong type, where the secret and the key's values lie.
 struct CacheEntryScan {
@@ -52,11 +54,11 @@ struct StringInterner {
     ) -> String {
         let slot = section.index * CacheSchemaLimits.members + member
         let length = end - start
-        let same = last[slot].withUTF8Bytes { bytes in
-            bytes.count == length && (length == 0 || memcmpEqual(bytes.baseAddress!, cursor.base + start, length))
+        let same = last[slot].withUTF8Span { bytes in
+            bytes.count == length && end <= cursor.count && cursor.bytes.span.bytesEqual(at: start, bytes)
         }
         if same { return last[slot] }
-        let next = String(decoding: UnsafeBufferPointer(start: cursor.base + start, count: length), as: UTF8.self)
+        let next = cursor.text(start..<end)
         last[slot] = next
         return next
     }
@@ -84,9 +86,9 @@ extension JSONByteCursor {
             try expect(UInt8(ascii: ":"), "':'")
             guard !key.escaped, let member = schema.member(named: self, key.start, key.end, expected: expected) else {
                 let value = try skipValue()
+                let window = bytes.span.extracting(..<count)
                 entity.unknown.appendMember(
-                    name: UnsafeBufferPointer(start: base + key.start - 1, count: key.end - key.start + 2),
-                    value: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count))
+                    name: window.extracting((key.start - 1)..<(key.end + 1)), value: window.extracting(value))
                 continue
             }
             expected = member + 1
@@ -108,11 +110,10 @@ extension JSONByteCursor {
                 let value = try scanString()
                 let length = value.end - value.start
                 if snapshot != nil, SecretSpan.keepsInFile(secretLength: length) {
-                    let bytes = UnsafeBufferPointer(start: base + value.start, count: length)
                     entity[keyPath: path] = ""
                     scan.secretSpan = SecretSpan(
                         offset: origin + value.start, length: Int32(length), escaped: value.escaped,
-                        check: CacheFileRange.check(bytes))
+                        check: CacheFileRange.check(bytes.span.extracting(value.start..<value.end)))
                 } else {
                     entity[keyPath: path] = try makeString(value.start, value.end, escaped: value.escaped)
                     scan.secretSpan = nil
@@ -131,8 +132,7 @@ extension JSONByteCursor {
                 scan.present |= bit
             case .stringOrNumber(let path) where byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39):
                 let value = try number()  // kept as written
-                entity[keyPath: path] = String(
-                    decoding: UnsafeBufferPointer(start: base + value.lowerBound, count: value.count), as: UTF8.self)
+                entity[keyPath: path] = text(value)
                 scan.present |= bit
             default:
                 _ = try skipValue()
@@ -171,16 +171,19 @@ extension JSONByteCursor {
             _ = try skipValue()
             return nil
         }
+        let digits = bytes.span
         var value: Int64 = 0
         var position = range.lowerBound
-        let negative = position < range.upperBound && base[position] == UInt8(ascii: "-")
+        let negative = position < range.upperBound && digits[position] == UInt8(ascii: "-")
         if negative { position += 1 }
         let digitsStart = position
-        while position < range.upperBound, base[position] >= 0x30, base[position] <= 0x39, position - digitsStart < 18 {
-            value = value * 10 + Int64(base[position] - 0x30)
+        while position < range.upperBound, digits[position] >= 0x30, digits[position] <= 0x39,
+            position - digitsStart < 18
+        {
+            value = value * 10 + Int64(digits[position] - 0x30)
             position += 1
         }
-        guard position > digitsStart, position == range.upperBound || base[position] == UInt8(ascii: ".") else {
+        guard position > digitsStart, position == range.upperBound || digits[position] == UInt8(ascii: ".") else {
             return nil
         }
         return negative ? -value : value

@@ -14,8 +14,12 @@ enum JSONScanError: Error {
 ///
 /// It is lenient where leniency costs nothing (control characters inside strings are accepted),
 /// and strict about structure, so a truncated or garbled document is always detected.
+///
+/// It holds the window as an array (shared, not copied) and reads it through spans, so every
+/// access is bounds-checked; word loads and the byte search are MSALNative's span primitives.
 struct JSONByteCursor {
-    let base: UnsafePointer<UInt8>
+    /// The window is `bytes[..<count]`.
+    let bytes: [UInt8]
     let count: Int
     /// Whether the window's end is the document's end.
     let isFinal: Bool
@@ -23,20 +27,29 @@ struct JSONByteCursor {
     /// Offset of the window in the whole document, for messages.
     let origin: Int
 
-    init(_ buffer: UnsafeRawBufferPointer, isFinal: Bool, origin: Int = 0, index: Int = 0) {
-        base = buffer.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? Self.empty
-        count = buffer.count
+    /// A cursor over `bytes[..<count]` (all of `bytes` when `count` is `nil`).
+    init(_ bytes: [UInt8], count: Int? = nil, isFinal: Bool, origin: Int = 0, index: Int = 0) {
+        precondition(count.map { $0 >= 0 && $0 <= bytes.count } ?? true, "the window is larger than its bytes")
+        self.bytes = bytes
+        self.count = count ?? bytes.count
         self.isFinal = isFinal
         self.index = index
         self.origin = origin
     }
 
-    // nonisolated(unsafe): a constant one-byte allocation that is never written after init.
-    nonisolated(unsafe) private static let empty: UnsafePointer<UInt8> = {
-        let pointer = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
-        pointer.initialize(to: 0)
-        return UnsafePointer(pointer)
-    }()
+    /// The window's bytes `range`, as the cursor's callers pass them on.
+    @inline(__always)
+    func slice(_ range: Range<Int>) -> ArraySlice<UInt8> {
+        precondition(range.upperBound <= count, "a range past the window")
+        return bytes[range]
+    }
+
+    /// The window's bytes `range` as UTF-8 text (ill-formed sequences replaced).
+    @inline(__always)
+    func text(_ range: Range<Int>) -> String {
+        precondition(range.upperBound <= count, "a range past the window")
+        return bytes.span.extracting(range).decodedString()
+    }
 
     func fail(_ reason: String) -> JSONScanError {
         .malformed(reason, offset: origin + index)
@@ -48,32 +61,39 @@ struct JSONByteCursor {
     }
 
     mutating func skipWhitespace() {
-        guard index < count, base[index] <= 0x20 else { return }
+        guard index < count, bytes[index] <= 0x20 else { return }
         skipSomeWhitespace()
     }
 
     /// Skips whitespace from a byte that is some: a line break and indentation (MSAL Python
     /// indents by four per level) with spaces eight at a time.
     private mutating func skipSomeWhitespace() {
-        let raw = UnsafeRawPointer(base)
+        index = Self.whitespaceEnd(bytes.span.extracting(..<count), from: index)
+    }
+
+    /// The offset of the first byte of `span` from `start` on that is not whitespace.
+    private static func whitespaceEnd(_ span: Span<UInt8>, from start: Int) -> Int {
+        let count = span.count
+        var index = start
         while index + 8 <= count {
-            let notSpace = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) ^ Self.spaces
+            let notSpace = span.littleEndianWord(at: index) ^ spaces
             if notSpace == 0 {
                 index += 8
                 continue
             }
             index += notSpace.trailingZeroBitCount >> 3
-            switch base[index] {
+            switch span[index] {
             case 0x0A, 0x0D, 0x09: index += 1
-            default: return
+            default: return index
             }
         }
         while index < count {
-            switch base[index] {
+            switch span[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
-            default: return
+            default: return index
             }
         }
+        return index
     }
 
     private static let spaces: UInt64 = 0x2020_2020_2020_2020
@@ -82,24 +102,26 @@ struct JSONByteCursor {
     @inline(__always)
     mutating func peek() throws(JSONScanError) -> UInt8 {
         guard index < count else { throw endReached() }
-        if base[index] <= 0x20 {
+        let byte = bytes[index]
+        if byte <= 0x20 {
             // The single space after a colon at once; anything longer in a loop.
-            if base[index] == 0x20, index + 1 < count, base[index + 1] > 0x20 {
+            if byte == 0x20, index + 1 < count, bytes[index + 1] > 0x20 {
                 index += 1
-                return base[index]
+                return bytes[index]
             }
             skipSomeWhitespace()
             guard index < count else { throw endReached() }
+            return bytes[index]
         }
-        return base[index]
+        return byte
     }
 
     /// Consumes a UTF-8 byte order mark (EF BB BF) at the cursor, if there is one: some editors
     /// write one before the JSON, which is then no less a cache document.
     mutating func skipByteOrderMark() throws(JSONScanError) {
-        guard index < count, base[index] == 0xEF else { return }
+        guard index < count, bytes[index] == 0xEF else { return }
         guard index + 3 <= count else { throw endReached() }
-        if base[index + 1] == 0xBB && base[index + 2] == 0xBF { index += 3 }
+        if bytes[index + 1] == 0xBB && bytes[index + 2] == 0xBF { index += 3 }
     }
 
     /// Consumes `byte` after optional whitespace.
@@ -123,26 +145,33 @@ struct JSONByteCursor {
     mutating func scanString() throws(JSONScanError) -> (start: Int, end: Int, escaped: Bool) {
         guard try peek() == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let start = index + 1
+        guard let (end, escaped) = Self.stringEnd(bytes.span.extracting(..<count), from: start) else {
+            throw endReached()
+        }
+        index = end + 1
+        return (start, end, escaped)
+    }
+
+    /// The offset of the quote that ends the string whose content starts at `start`, and whether
+    /// the content has escapes; `nil` when the window (`span`) ends first.
+    private static func stringEnd(_ span: Span<UInt8>, from start: Int) -> (Int, Bool)? {
+        let count = span.count
         var position = start
         var escaped = false
         let quotes: UInt64 = 0x2222_2222_2222_2222
         let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
         let low: UInt64 = 0x0101_0101_0101_0101
         let high: UInt64 = 0x8080_8080_8080_8080
-        let raw = UnsafeRawPointer(base)
         // Short strings (names, ids) end within sixteen bytes: found eight at a time here.
         var steps = 0
         while steps < 2, position + 8 <= count {
-            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let word = span.littleEndianWord(at: position)
             let q = word ^ quotes
             let b = word ^ backslashes
             let found = ((q &- low) & ~q | (b &- low) & ~b) & high
             if found != 0 {
                 position += found.trailingZeroBitCount >> 3
-                if base[position] == UInt8(ascii: "\"") {
-                    index = position + 1
-                    return (start, position, false)
-                }
+                if span[position] == UInt8(ascii: "\"") { return (position, false) }
                 break
             }
             position += 8
@@ -154,22 +183,17 @@ struct JSONByteCursor {
         var quote = -1
         while true {
             if quote < position {
-                guard position < count,
-                    let found = ByteSearch.firstOffset(of: 0x22, in: base + position, count: count - position)
-                else {
-                    throw endReached()
+                guard position < count, let found = span.firstOffset(of: 0x22, in: position..<count) else {
+                    return nil
                 }
-                quote = position + found
+                quote = found
             }
-            guard quote > position,
-                let slash = ByteSearch.firstOffset(of: 0x5C, in: base + position, count: quote - position)
-            else {
-                index = quote + 1
-                return (start, quote, escaped)
+            guard quote > position, let slash = span.firstOffset(of: 0x5C, in: position..<quote) else {
+                return (quote, escaped)
             }
             escaped = true
-            position = position + slash + 2
-            guard position <= count else { throw endReached() }
+            position = slash + 2
+            guard position <= count else { return nil }
         }
     }
 
@@ -181,9 +205,8 @@ struct JSONByteCursor {
 
     /// The string whose content spans `start..<end`, decoding escapes when `escaped`.
     func makeString(_ start: Int, _ end: Int, escaped: Bool) throws(JSONScanError) -> String {
-        let bytes = UnsafeBufferPointer(start: base + start, count: end - start)
-        guard escaped else { return String(decoding: bytes, as: UTF8.self) }
-        guard let decoded = JSONStringEscapes.unescape(bytes) else {
+        guard escaped else { return text(start..<end) }
+        guard let decoded = JSONStringEscapes.unescape(bytes.span.extracting(start..<end)) else {
             throw .malformed("invalid escape in a string", offset: origin + start)
         }
         return decoded
@@ -191,8 +214,8 @@ struct JSONByteCursor {
 
     /// Whether the bytes `start..<end` equal `literal`.
     func bytesEqual(_ start: Int, _ end: Int, _ literal: StaticString) -> Bool {
-        guard end - start == literal.utf8CodeUnitCount else { return false }
-        return memcmpEqual(base + start, literal.utf8Start, end - start)
+        guard end - start == literal.utf8CodeUnitCount, end <= count else { return false }
+        return bytes.span.bytesEqual(at: start, literal)
     }
 
     /// Skips one value of any kind and returns its raw range.
@@ -240,7 +263,7 @@ struct JSONByteCursor {
             // A prefix of the word at the end of a window may continue in the next one.
             throw isFinal ? fail("expected \(word)") : .needMore
         }
-        guard memcmpEqual(base + index, word.utf8Start, length) else { throw fail("expected \(word)") }
+        guard bytes.span.bytesEqual(at: index, word) else { throw fail("expected \(word)") }
         index += length
         try requireDelimiter()
     }
@@ -248,22 +271,22 @@ struct JSONByteCursor {
     /// Scans a number literal and returns its range (RFC 8259 §6 grammar).
     mutating func number() throws(JSONScanError) -> Range<Int> {
         let start = index
-        func digit(_ i: Int) -> Bool { i < count && base[i] >= 0x30 && base[i] <= 0x39 }
-        if index < count, base[index] == UInt8(ascii: "-") { index += 1 }
+        func digit(_ i: Int) -> Bool { i < count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+        if index < count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
-        if base[index] == UInt8(ascii: "0") {
+        if bytes[index] == UInt8(ascii: "0") {
             index += 1
         } else {
             while digit(index) { index += 1 }
         }
-        if index < count, base[index] == UInt8(ascii: ".") {
+        if index < count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
             while digit(index) { index += 1 }
         }
-        if index < count, base[index] | 0x20 == UInt8(ascii: "e") {
+        if index < count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if index < count, base[index] == UInt8(ascii: "+") || base[index] == UInt8(ascii: "-") { index += 1 }
+            if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digit(index) else { throw index >= count ? endReached() : fail("expected a digit") }
             while digit(index) { index += 1 }
         }
@@ -275,24 +298,4 @@ struct JSONByteCursor {
     private func requireDelimiter() throws(JSONScanError) {
         if index >= count && !isFinal { throw .needMore }
     }
-}
-
-/// `memcmp(a, b, n) == 0` without importing Glibc here.
-@inline(__always)
-func memcmpEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var i = 0
-    let ra = UnsafeRawPointer(a)
-    let rb = UnsafeRawPointer(b)
-    while i + 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        {
-            return false
-        }
-        i += 8
-    }
-    while i < count {
-        if a[i] != b[i] { return false }
-        i += 1
-    }
-    return true
 }

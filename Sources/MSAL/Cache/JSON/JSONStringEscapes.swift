@@ -1,8 +1,10 @@
+import MSALNative
+
 /// JSON string escapes (RFC 8259 §7) for the cache reader and writer.
 enum JSONStringEscapes {
     /// The string for the content of a JSON string literal (between its quotes), or `nil` when
     /// an escape is invalid. Lone surrogates become U+FFFD.
-    static func unescape(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    static func unescape(_ bytes: Span<UInt8>) -> String? {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count)
         var index = 0
@@ -60,9 +62,7 @@ enum JSONStringEscapes {
 
     /// Whether `bytes` can be written between quotes as they are (no `"`, `\` or control byte).
     @inline(__always)
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
+    static func isPlain(_ bytes: Span<UInt8>) -> Bool {
         let count = bytes.count
         var index = 0
         let quotes: UInt64 = 0x2222_2222_2222_2222
@@ -71,7 +71,7 @@ enum JSONStringEscapes {
         let high: UInt64 = 0x8080_8080_8080_8080
         let controlBound: UInt64 = 0x2020_2020_2020_2020
         while index + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let word = bytes.littleEndianWord(at: index)
             let q = word ^ quotes
             let b = word ^ backslashes
             // A byte below 0x20 (with the high bit clear) borrows in `word - 0x20..`.
@@ -80,7 +80,7 @@ enum JSONStringEscapes {
             index += 8
         }
         while index < count {
-            let byte = base[index]
+            let byte = bytes[index]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return false }
             index += 1
         }
@@ -88,9 +88,10 @@ enum JSONStringEscapes {
     }
 
     /// Appends the escaped form of `bytes` (without quotes).
-    static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    static func appendEscaped(_ bytes: Span<UInt8>, to output: inout [UInt8]) {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        for byte in bytes {
+        for index in bytes.indices {
+            let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Receives the parts of a key, as ``CacheSchema/buildKey(_:_:)`` gives them:
 /// ``CacheKeyBuilder`` collects them, ``CacheKeyMatcher`` compares them with a key read from a
 /// document without building anything.
@@ -6,7 +8,7 @@ protocol CacheKeySink {
     /// A component, lowercased unless `lowercase` is false.
     mutating func add(_ component: String?, lowercase: Bool)
     /// Literal bytes of the key's template.
-    mutating func add(literal: UnsafeBufferPointer<UInt8>)
+    mutating func add(literal: Span<UInt8>)
     /// A component that is the value of the schema's member `member`, lowercased unless
     /// `lowercase` is false.
     mutating func add(_ component: String?, member: Int, lowercase: Bool)
@@ -25,39 +27,43 @@ extension CacheKeySink {
 
 /// Compares a key built from an entity's fields with the bytes of the key it was read under.
 struct CacheKeyMatcher: CacheKeySink {
-    private let base: UnsafePointer<UInt8>
+    /// The window the entity was read from: the key is `window[keyStart..<keyStart + count]`,
+    /// and `memberBytes` tells where its members' values lie.
+    private let window: [UInt8]
+    private let keyStart: Int
     private let count: Int
     private var position = 0
     private(set) var matches = true
-    /// The window the entity was read from, and where its members' values lie in it.
-    private let window: UnsafePointer<UInt8>?
     private let memberBytes: CacheMemberBytes
 
-    /// A matcher of `key`; with `window`, the values of members found in `memberBytes` are
-    /// compared as they are written there (most keys match them as they are), without touching
-    /// the strings.
-    init(
-        _ key: UnsafeBufferPointer<UInt8>, window: UnsafePointer<UInt8>? = nil,
-        memberBytes: CacheMemberBytes = .init()
-    ) {
-        base = key.baseAddress ?? UnsafePointer(bitPattern: 1)!
-        count = key.count
+    /// A matcher of the key `window[key]`; the values of members found in `memberBytes` are
+    /// compared as they are written in `window` (most keys match them as they are), without
+    /// touching the strings.
+    init(window: [UInt8], key: Range<Int>, memberBytes: CacheMemberBytes = .init()) {
+        precondition(key.lowerBound >= 0 && key.upperBound <= window.count, "the key lies outside the window")
         self.window = window
+        keyStart = key.lowerBound
+        count = key.count
         self.memberBytes = memberBytes
+    }
+
+    /// A matcher of `key`.
+    init(_ key: [UInt8]) {
+        self.init(window: key, key: 0..<key.count)
     }
 
     /// The member's value as written in the window, when it was recorded there and is ASCII (it
     /// had no escapes, so it is the entity's string), compared without reading the entity.
     mutating func addRecorded(member: Int, lowercase: Bool) -> Bool {
-        guard lowercase, let window, let range = memberBytes[member] else { return false }
+        guard lowercase, let range = memberBytes[member] else { return false }
         guard matches else { return true }
-        let raw = UnsafeBufferPointer(start: window + range.lowerBound, count: range.count)
-        guard position + raw.count <= count else {
+        guard position + range.count <= count else {
             matches = false
             return true
         }
-        guard let equal = ASCII.lowercased(raw, equals: base + position) else { return false }
-        if equal { position += raw.count } else { matches = false }
+        let equal = ASCII.lowercased(window.span.extracting(range), equals: window.span, at: keyStart + position)
+        guard let equal else { return false }
+        if equal { position += range.count } else { matches = false }
         return true
     }
 
@@ -71,34 +77,18 @@ struct CacheKeyMatcher: CacheKeySink {
 
     mutating func add(_ component: String?, lowercase: Bool) {
         guard matches, let component else { return }
-        let ascii = component.withUTF8Bytes { source -> Bool in
-            guard position + source.count <= count else {
-                matches = false
-                return true
-            }
-            // The common case: the key already holds the component as it is, and the component
-            // has nothing to lowercase. One memcmp and a word-wise scan instead of a byte loop.
-            if let start = source.baseAddress, memcmpEqual(start, base + position, source.count),
-                !lowercase || ASCII.isASCIIWithoutUppercase(source)
-            {
-                position += source.count
-                return true
-            }
-            for index in 0..<source.count {
-                let byte = source[index]
-                if byte >= 0x80 { return false }
-                if (lowercase ? CacheScopes.lowerASCII(byte) : byte) != base[position + index] {
-                    matches = false
-                    return true
-                }
-            }
-            position += source.count
-            return true
+        let compared = component.withUTF8Span { source -> ComponentMatch in
+            guard position + source.count <= count else { return .different }
+            return Self.compare(source, window.span, at: keyStart + position, lowercase: lowercase)
         }
-        if !ascii {
+        switch compared {
+        case .equal(let length):
+            position += length
+        case .different:
+            matches = false
+        case .notASCII:
             let lowered = Array((lowercase ? component.lowercased() : component).utf8)
-            guard position + lowered.count <= count,
-                lowered.withUnsafeBufferPointer({ memcmpEqual($0.baseAddress!, base + position, lowered.count) })
+            guard position + lowered.count <= count, window.span.bytesEqual(at: keyStart + position, lowered.span)
             else {
                 matches = false
                 return
@@ -107,15 +97,39 @@ struct CacheKeyMatcher: CacheKeySink {
         }
     }
 
-    mutating func add(literal: UnsafeBufferPointer<UInt8>) {
+    private enum ComponentMatch {
+        /// The key holds the component (of this many bytes) next.
+        case equal(Int)
+        case different
+        /// The component is not ASCII: it is compared in full lowercase.
+        case notASCII
+    }
+
+    /// Whether `key` holds the ASCII `source` (lowercased when `lowercase`) at `offset`, which
+    /// leaves room for it.
+    private static func compare(_ source: Span<UInt8>, _ key: Span<UInt8>, at offset: Int, lowercase: Bool)
+        -> ComponentMatch
+    {
+        // The common case: the key already holds the component as it is, and the component has
+        // nothing to lowercase. One comparison and a word-wise scan instead of a byte loop.
+        if key.bytesEqual(at: offset, source), !lowercase || ASCII.isASCIIWithoutUppercase(source) {
+            return .equal(source.count)
+        }
+        for index in source.indices {
+            let byte = source[index]
+            if byte >= 0x80 { return .notASCII }
+            if (lowercase ? CacheScopes.lowerASCII(byte) : byte) != key[offset + index] { return .different }
+        }
+        return .equal(source.count)
+    }
+
+    mutating func add(literal: Span<UInt8>) {
         guard matches else { return }
-        let length = literal.count
-        guard position + length <= count, length == 0 || memcmpEqual(literal.baseAddress!, base + position, length)
-        else {
+        guard position + literal.count <= count, window.span.bytesEqual(at: keyStart + position, literal) else {
             matches = false
             return
         }
-        position += length
+        position += literal.count
     }
 }
 
@@ -136,21 +150,20 @@ struct CacheKeyBuilder: CacheKeySink {
     mutating func add(_ component: String?, lowercase: Bool) {
         guard let component else { return }
         let start = bytes.count
-        let ascii = component.withUTF8Bytes { source -> Bool in
-            bytes.append(contentsOf: source)
+        bytes.append(contentsOf: component.utf8)
+        let ascii = component.withUTF8Span { source -> Bool in
             // Most components have nothing to lowercase: a word-wise check instead of a byte loop.
             if !lowercase || ASCII.isASCIIWithoutUppercase(source) {
-                return lowercase || source.allSatisfy { $0 < 0x80 }
+                return lowercase || Self.isASCII(source)
             }
-            return bytes.withUnsafeMutableBufferPointer { buffer in
-                var high: UInt8 = 0
-                for index in start..<buffer.count {
-                    let byte = buffer[index]
-                    high |= byte
-                    if lowercase { buffer[index] = CacheScopes.lowerASCII(byte) }
-                }
-                return high < 0x80
+            var buffer = bytes.mutableSpan
+            var high: UInt8 = 0
+            for index in start..<buffer.count {
+                let byte = buffer[index]
+                high |= byte
+                buffer[index] = CacheScopes.lowerASCII(byte)
             }
+            return high < 0x80
         }
         if !ascii {
             bytes.removeSubrange(start...)
@@ -158,8 +171,13 @@ struct CacheKeyBuilder: CacheKeySink {
         }
     }
 
-    mutating func add(literal: UnsafeBufferPointer<UInt8>) {
-        bytes.append(contentsOf: literal)
+    private static func isASCII(_ bytes: Span<UInt8>) -> Bool {
+        for index in bytes.indices where bytes[index] >= 0x80 { return false }
+        return true
+    }
+
+    mutating func add(literal: Span<UInt8>) {
+        for index in literal.indices { bytes.append(literal[index]) }
     }
 
     var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -173,13 +191,7 @@ struct CacheKeyBuilder: CacheKeySink {
     /// A hash of the built key's bytes (the fast one of entry checks: keys are not chosen to
     /// collide, and a collision only costs a comparison of two keys).
     var keyHash: Int {
-        Int(truncatingIfNeeded: bytes.withUnsafeBufferPointer { CacheFileRange.check($0) })
-    }
-
-    /// Whether the built key equals `other`.
-    func equals(_ other: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard other.count == bytes.count, let otherBase = other.baseAddress else { return other.count == bytes.count }
-        return bytes.withUnsafeBufferPointer { memcmpEqual($0.baseAddress!, otherBase, other.count) }
+        Int(truncatingIfNeeded: CacheFileRange.check(bytes.span))
     }
 }
 

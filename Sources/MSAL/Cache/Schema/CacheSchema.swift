@@ -1,3 +1,5 @@
+import MSALNative
+
 /// The description of one entry type of the unified cache schema: its section, its members in
 /// the order this library writes them, and the recipe of its key. The reader, the writer and the
 /// key builder all work from it, so a field is added, renamed or moved in one place
@@ -65,7 +67,7 @@ struct CacheSchema<Entity: CacheEntity>: Sendable {
         for part in keyParts {
             switch part {
             case .literal(let offset, let count):
-                sink.add(literal: UnsafeBufferPointer(start: keyTemplate.utf8Start + offset, count: count))
+                keyTemplate.withBytes { sink.add(literal: $0.extracting(offset..<(offset + count))) }
             case .member(let index):
                 if !sink.addRecorded(member: index, lowercase: lowercasesKey) {
                     sink.add(members[index].text(of: entity), member: index, lowercase: lowercasesKey)

@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Scope-string helpers for cache matching: targets are space-separated scopes compared
 /// case-insensitively (ASCII), without allocating on the lookup path.
 enum CacheScopes {
@@ -24,11 +26,9 @@ enum CacheScopes {
     /// Whether every scope in `requested` (already lowercased, non-empty) appears in `target`,
     /// comparing ASCII case-insensitively. Allocation-free.
     static func target(_ target: String, contains requested: [String]) -> Bool {
-        var target = target
-        return target.withUTF8 { targetBytes in
+        return target.withUTF8Span { targetBytes in
             for scope in requested {
-                var scope = scope
-                let found = scope.withUTF8 { scopeBytes in contains(targetBytes, scopeBytes) }
+                let found = scope.withUTF8Span { scopeBytes in contains(targetBytes, scopeBytes) }
                 if !found { return false }
             }
             return true
@@ -43,16 +43,14 @@ enum CacheScopes {
         guard isASCII(target), scopes.allSatisfy(isASCII) else {
             return !lowercasedSet(target).isDisjoint(with: scopes)
         }
-        var target = target
-        return target.withUTF8 { targetBytes in
+        return target.withUTF8Span { targetBytes in
             scopes.contains { scope in
-                var scope = scope
-                return scope.withUTF8 { contains(targetBytes, $0) }
+                scope.withUTF8Span { contains(targetBytes, $0) }
             }
         }
     }
 
-    private static func contains(_ target: UnsafeBufferPointer<UInt8>, _ scope: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func contains(_ target: Span<UInt8>, _ scope: Span<UInt8>) -> Bool {
         var start = 0
         let count = target.count
         while start < count {

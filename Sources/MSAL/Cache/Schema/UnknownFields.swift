@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Members of a cache entity that this library does not model, kept as their raw JSON text
 /// (`"name":value` pairs joined by commas, without braces) so a rewrite keeps them unchanged.
 /// Other MSALs add fields of their own (`account_source`, `key_id`, `requested_claims`, ...).
@@ -17,24 +19,14 @@ struct UnknownFields: Sendable, Hashable {
 
     /// Adds one member from its quoted name and raw JSON value as read (`"name"` and `value`
     /// become `"name":value`), in one allocation.
-    mutating func appendMember(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    mutating func appendMember(name: Span<UInt8>, value: Span<UInt8>) {
         let separator = raw.isEmpty ? 0 : 1
         let added = separator + name.count + 1 + value.count
-        let member = String(unsafeUninitializedCapacity: added) { buffer in
-            var index = 0
-            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[index..<(index + bytes.count)]).initialize(from: bytes)
-                index += bytes.count
-            }
-            if separator == 1 {
-                buffer[index] = UInt8(ascii: ",")
-                index += 1
-            }
-            put(name)
-            buffer[index] = UInt8(ascii: ":")
-            index += 1
-            put(value)
-            return index
+        let member = String(utf8Capacity: added) { output in
+            if separator == 1 { output.append(UInt8(ascii: ",")) }
+            for index in name.indices { output.append(name[index]) }
+            output.append(UInt8(ascii: ":"))
+            for index in value.indices { output.append(value[index]) }
         }
         raw = raw.isEmpty ? member : raw + member
     }

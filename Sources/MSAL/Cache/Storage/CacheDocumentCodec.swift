@@ -1,3 +1,5 @@
+import MSALNative
+
 /// Turns bytes into cache contents and back, outside any storage.
 enum CacheDocumentCodec {
     /// Why a document could not be read at all.
@@ -7,7 +9,7 @@ enum CacheDocumentCodec {
     }
 
     /// Parses a whole document held in memory. An empty input is an empty cache.
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(Corrupt) -> CacheContents {
+    static func decode(_ bytes: [UInt8]) throws(Corrupt) -> CacheContents {
         if isBlank(bytes) { return CacheContents() }
         var reader = CacheDocumentReader()
         do {
@@ -20,13 +22,6 @@ enum CacheDocumentCodec {
         return reader.takeContents()
     }
 
-    static func decode(_ bytes: [UInt8]) throws(Corrupt) -> CacheContents {
-        let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(Corrupt) -> CacheContents in try decode(buffer) }
-        }
-        return try result.get()
-    }
-
     /// The document in memory; throws when a secret's file changed underneath.
     static func encode(_ contents: CacheContents) throws(CacheStorageError) -> [UInt8] {
         let output = ByteOutput(capacity: 1 << 16)
@@ -36,7 +31,7 @@ enum CacheDocumentCodec {
         return output.bytes
     }
 
-    static func isBlank(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    static func isBlank(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
     }
 }

@@ -34,30 +34,24 @@ extension CacheFile {
         var sawContent = false
         while true {
             while !atEnd && filled < capacity {
-                let got = buffer.withUnsafeMutableBytes { raw in
-                    snapshot.read(
-                        into: raw.baseAddress! + filled, count: capacity - filled, offset: origin + filled)
-                }
+                let got = snapshot.read(into: &buffer, filled..<capacity, offset: origin + filled)
                 if got == 0 { atEnd = true } else { filled += got }
             }
-            let consumed: Int = try buffer.withUnsafeBytes { raw in
-                let window = UnsafeRawBufferPointer(rebasing: raw[..<filled])
-                if !sawContent {
-                    if CacheDocumentCodec.isBlank(window) {
-                        if atEnd { return -1 }
-                    } else {
-                        sawContent = true
-                    }
-                }
-                do throws(JSONScanError) {
-                    return try reader.consume(window, origin: origin, isFinal: atEnd)
-                } catch .malformed(let reason, let offset) {
-                    throw CacheDocumentCodec.Corrupt(reason: reason, offset: offset)
-                } catch {
-                    throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
+            if !sawContent {
+                if CacheDocumentCodec.isBlank(buffer[..<filled]) {
+                    if atEnd { return CacheContents() }
+                } else {
+                    sawContent = true
                 }
             }
-            if consumed < 0 { return CacheContents() }
+            let consumed: Int
+            do throws(JSONScanError) {
+                consumed = try reader.consume(buffer, count: filled, origin: origin, isFinal: atEnd)
+            } catch .malformed(let reason, let offset) {
+                throw CacheDocumentCodec.Corrupt(reason: reason, offset: offset)
+            } catch {
+                throw CacheDocumentCodec.Corrupt(reason: "truncated", offset: origin + filled)
+            }
             if reader.isDone && atEnd { return reader.takeContents() }
             if atEnd {
                 throw CacheDocumentCodec.Corrupt(
@@ -70,11 +64,8 @@ extension CacheFile {
             } else {
                 // One move of the tail to the front (element-wise array edits cost seconds per
                 // large file in a debug build).
-                let tail = filled - consumed
-                buffer.withUnsafeMutableBytes { raw in
-                    raw.baseAddress!.copyMemory(from: raw.baseAddress! + consumed, byteCount: tail)
-                }
-                filled = tail
+                buffer.moveToFront(consumed..<filled)
+                filled -= consumed
             }
             origin += consumed
         }

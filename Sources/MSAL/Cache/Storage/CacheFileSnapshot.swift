@@ -44,25 +44,25 @@ final class CacheFileSnapshot: Sendable {
         (try? file.read(at: offset, count: count)) ?? []
     }
 
-    /// Reads `count` bytes at `offset` into `buffer`; the number read (short at the end of file).
-    func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: Int) -> Int {
-        (try? file.read(at: offset, into: UnsafeMutableRawBufferPointer(start: buffer, count: count))) ?? 0
+    /// Reads the bytes at `offset` into `buffer[range]`; the number read (short at the end of
+    /// file, none when it cannot be read).
+    func read(into buffer: inout [UInt8], _ range: Range<Int>, offset: Int) -> Int {
+        (try? file.read(at: offset, into: &buffer, range)) ?? 0
     }
 
     /// The decoded text of `range`, or `nil` (logged) when the file no longer holds it.
     func text(of range: CacheFileRange) -> String? {
         if let text = recent.withLock({ $0[range.offset] }) { return text }
         let count = Int(range.length) + 2
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 8)
-        defer { buffer.deallocate() }
-        let got = read(into: buffer, count: count, offset: range.offset - 1)
-        let bytes = UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got)
-        guard Self.holds(bytes, range) else {
+        let bytes = self.bytes(at: range.offset - 1, count: count)
+        guard Self.holds(bytes.span, range) else {
             Log.warning("Token cache: the cache file changed underneath this process; a token is treated as absent.")
             return nil
         }
-        let content = UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])
-        let text = range.escaped ? JSONStringEscapes.unescape(content) : String(decoding: content, as: UTF8.self)
+        let text =
+            range.escaped
+            ? JSONStringEscapes.unescape(bytes.span.extracting(1..<(count - 1)))
+            : String(decoding: bytes[1..<(count - 1)], as: UTF8.self)
         if let text {
             recent.withLock { recent in
                 if recent.count >= Self.recentLimit { recent.removeAll(keepingCapacity: true) }
@@ -74,17 +74,17 @@ final class CacheFileSnapshot: Sendable {
 
     /// Whether `bytes` (read from one byte before the range to one after) are the quoted text
     /// the range was made from.
-    static func holds(_ bytes: UnsafeBufferPointer<UInt8>, _ range: CacheFileRange) -> Bool {
+    static func holds(_ bytes: Span<UInt8>, _ range: CacheFileRange) -> Bool {
         holds(bytes, length: range.length, check: range.check)
     }
 
     /// Whether `bytes` are a quoted text of `length` bytes (between the quotes) whose check is `check`.
-    static func holds(_ bytes: UnsafeBufferPointer<UInt8>, length: Int32, check: UInt64) -> Bool {
+    static func holds(_ bytes: Span<UInt8>, length: Int32, check: UInt64) -> Bool {
         let count = Int(length) + 2
         guard bytes.count == count, bytes[0] == UInt8(ascii: "\""), bytes[count - 1] == UInt8(ascii: "\"") else {
             return false
         }
-        return CacheFileRange.check(UnsafeBufferPointer(rebasing: bytes[1..<(count - 1)])) == check
+        return CacheFileRange.check(bytes.extracting(1..<(count - 1))) == check
     }
 }
 
@@ -94,7 +94,8 @@ final class CacheFileSnapshot: Sendable {
 /// make a system call per secret nor map the file.
 final class CacheSecretCopier {
     private let capacity: Int
-    private let window: UnsafeMutableRawPointer
+    /// The window: `count` bytes of `file` from offset `start` (its allocation is `capacity`).
+    private var window: [UInt8]
     private var file: CacheFileSnapshot?
     private var start = 0
     private var count = 0
@@ -103,11 +104,7 @@ final class CacheSecretCopier {
 
     init(windowSize: Int = 1 << 20) {
         capacity = windowSize
-        window = .allocate(byteCount: windowSize, alignment: 16)
-    }
-
-    deinit {
-        window.deallocate()
+        window = [UInt8](repeating: 0, count: windowSize)
     }
 
     /// Records that a secret could not be copied: the document must not be used.
@@ -116,7 +113,7 @@ final class CacheSecretCopier {
     }
 
     /// Calls `body` with the checked JSON text of `range` (without quotes), or records a failure.
-    func withText(_ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    func withText(_ range: CacheFileRange, _ body: (Span<UInt8>) -> Void) {
         withBytes(range.file, from: range.offset - 1, count: Int(range.length) + 2) { bytes in
             deliver(bytes, range, body)
         }
@@ -155,11 +152,10 @@ final class CacheSecretCopier {
         // `checkedEnd`; they go to `output` from its current position.
         var pending: Int?
         var checkedEnd = 0
-        let windowBytes = window.assumingMemoryBound(to: UInt8.self)
         func appendPending() {
             guard let from = pending else { return }
-            output.appendPassingThrough(
-                UnsafeBufferPointer(start: windowBytes + (from - start), count: checkedEnd - from))
+            let window = self.window  // a reference to the same bytes, for a span of them
+            output.appendPassingThrough(window.span.extracting((from - start)..<(checkedEnd - start)))
             pending = nil
         }
         while index < end, index < origins.count, let place = origins[index].entry {
@@ -172,19 +168,22 @@ final class CacheSecretCopier {
                 appendPending()
                 self.file = file
                 start = from
-                count = file.read(into: window, count: capacity, offset: from)
+                count = file.read(into: &window, 0..<capacity, offset: from)
                 if entryEnd > start + count { break }
             }
             if index > first
-                && (windowBytes[from - start] != UInt8(ascii: ",")
-                    || windowBytes[from - start + 1] != UInt8(ascii: "\n"))
+                && (window[from - start] != UInt8(ascii: ",") || window[from - start + 1] != UInt8(ascii: "\n"))
             {
                 break
             }
-            let entry = UnsafeBufferPointer(start: windowBytes + (place.offset - start), count: length)
             let runStart = pending ?? from
             let offset = output.position + (place.offset - runStart)
-            guard let placement = Self.verified(entry, place, secret: origins[index].secret, at: offset) else {
+            let entryStart = place.offset - start
+            guard
+                let placement = Self.verified(
+                    window.span.extracting(entryStart..<(entryStart + length)), place, secret: origins[index].secret,
+                    at: offset)
+            else {
                 break
             }
             pending = runStart
@@ -200,7 +199,7 @@ final class CacheSecretCopier {
     /// output offset `offset`, when they are still what was read (delimiters, the entry's check,
     /// the secret's); `nil` when the entry is to be written from its fields.
     private static func verified(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ place: EntryPlace, secret: SecretSpan?, at offset: Int
+        _ bytes: Span<UInt8>, _ place: EntryPlace, secret: SecretSpan?, at offset: Int
     ) -> EntryPlacement? {
         let length = Int(place.length)
         // The secret's text within the entry, between its quotes.
@@ -215,7 +214,7 @@ final class CacheSecretCopier {
         else { return nil }
         var secretPlacement: SecretPlacement?
         if let inside, let secret {
-            let quoted = UnsafeBufferPointer(rebasing: bytes[(inside.lowerBound - 1)..<(inside.upperBound + 1)])
+            let quoted = bytes.extracting((inside.lowerBound - 1)..<(inside.upperBound + 1))
             guard CacheFileSnapshot.holds(quoted, length: secret.length, check: secret.check) else { return nil }
             secretPlacement = SecretPlacement(
                 offset: offset + inside.lowerBound, length: inside.count, escaped: secret.escaped,
@@ -228,27 +227,23 @@ final class CacheSecretCopier {
     /// Calls `body` with `count` bytes of `file` from `from` (fewer at the end of the file), read
     /// through the window when they fit in it.
     private func withBytes<Result>(
-        _ file: CacheFileSnapshot, from: Int, count wanted: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+        _ file: CacheFileSnapshot, from: Int, count wanted: Int, _ body: (Span<UInt8>) -> Result
     ) -> Result {
         if wanted > capacity {
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: wanted, alignment: 8)
-            defer { buffer.deallocate() }
-            let got = file.read(into: buffer, count: wanted, offset: from)
-            return body(UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: got))
+            return body(file.bytes(at: from, count: wanted).span)
         }
         if self.file.map({ !$0.isSameFile(as: file) }) ?? true || from < start || from + wanted > start + count {
             self.file = file
             start = from
-            count = file.read(into: window, count: capacity, offset: from)
+            count = file.read(into: &window, 0..<capacity, offset: from)
         }
-        return body(
-            UnsafeBufferPointer(
-                start: window.assumingMemoryBound(to: UInt8.self) + (from - start),
-                count: max(0, min(wanted, start + count - from))))
+        let first = from - start
+        let window = self.window  // a reference to the same bytes, for a span of them
+        return body(window.span.extracting(first..<(first + max(0, min(wanted, start + count - from)))))
     }
 
     private func deliver(
-        _ bytes: UnsafeBufferPointer<UInt8>, _ range: CacheFileRange, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+        _ bytes: Span<UInt8>, _ range: CacheFileRange, _ body: (Span<UInt8>) -> Void
     ) {
         guard CacheFileSnapshot.holds(bytes, range) else {
             if !failed {
@@ -257,6 +252,6 @@ final class CacheSecretCopier {
             failed = true
             return
         }
-        body(UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 1)]))
+        body(bytes.extracting(1..<(bytes.count - 1)))
     }
 }

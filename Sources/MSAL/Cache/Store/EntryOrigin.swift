@@ -30,12 +30,12 @@ struct EntryPlace: Sendable, Equatable {
     /// The check of an entry's bytes. `secret` (a range of `entry`) is left out when the store
     /// keeps the secret as a place in the same file: that text has its own check
     /// (``CacheFileRange/check(_:)``), verified whenever it is copied, and is not read twice.
-    static func check(_ entry: UnsafeBufferPointer<UInt8>, secret: Range<Int>?) -> UInt64 {
+    static func check(_ entry: Span<UInt8>, secret: Range<Int>?) -> UInt64 {
         guard let secret, secret.lowerBound >= 0, secret.upperBound <= entry.count else {
             return CacheFileRange.check(entry)
         }
-        let before = CacheFileRange.check(UnsafeBufferPointer(rebasing: entry[..<secret.lowerBound]))
-        let after = CacheFileRange.check(UnsafeBufferPointer(rebasing: entry[secret.upperBound...]))
+        let before = CacheFileRange.check(entry.extracting(..<secret.lowerBound))
+        let after = CacheFileRange.check(entry.extracting(secret.upperBound...))
         // Which part is which matters (a different multiplier for each), and so does the place of
         // the split (the lengths are part of each check).
         return (before &* 0x9E37_79B9_7F4A_7C15) ^ (after &* 0xC2B2_AE3D_27D4_EB4F) ^ UInt64(secret.count)
