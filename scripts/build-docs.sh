@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=.build-docs
-graphs="$scratch/symbol-graphs"        # written by the compiler (MSALNative's too)
+graphs="$scratch/symbol-graphs"        # written by the compiler (the native targets' too, never staged)
 catalogs="$scratch/catalogs"           # staged catalogs and each module's graphs, for docc
 archives="$scratch/archives"           # one archive per module, before the merge
 output="${1:-$scratch/swift-msal.doccarchive}"
