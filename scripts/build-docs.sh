@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Builds the documentation site: the API reference of the MSAL and MSALTestSupport modules and the
-# guides of Docs/, as one DocC archive, with docc alone (no swift-docc-plugin package):
+# Builds the documentation site: the API reference of the MSAL and MSALTestSupport modules and of
+# the optional products MSALRedisCache, MSALSecretService and MSALKernelKeyring, and the guides of
+# Docs/, as one DocC archive, with docc alone (no swift-docc-plugin package):
 #
-#  1. the compiler emits the modules' symbol graphs while it builds MSALTestSupport (and MSAL);
+#  1. the compiler emits the modules' symbol graphs while it builds MSALTestSupport and each
+#     product's target (and MSAL with them), one `swift build --target` each;
 #  2. a catalog per module is staged in .build-docs/catalogs: MSAL's is Sources/MSAL/MSAL.docc plus
 #     every Docs/*.md turned into a DocC article by scripts/docc-guide.pl (links between guides
-#     become <doc:> links; Docs/ stays the guides' only source), MSALTestSupport's is
-#     Sources/MSALTestSupport/MSALTestSupport.docc;
-#  3. `docc convert` builds MSAL.doccarchive, then MSALTestSupport.doccarchive with MSAL's as a
+#     become <doc:> links; Docs/ stays the guides' only source), each other module's is
+#     Sources/<Module>/<Module>.docc;
+#  3. `docc convert` builds MSAL.doccarchive, then each other module's archive with MSAL's as a
 #     dependency (so its pages link to MSAL's symbols and guides);
-#  4. `docc merge` combines the two into one site.
+#  4. `docc merge` combines them into one site.
 #
 # Fails when docc reports any warning (an unresolved symbol or guide link, an undocumented
 # parameter, ...) and when a guide links to a guide or heading that does not exist.
@@ -21,12 +23,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scratch=.build-docs
-graphs="$scratch/symbol-graphs"        # written by the compiler (MSALNative's too)
+graphs="$scratch/symbol-graphs"        # written by the compiler (the native targets' too, never staged)
 catalogs="$scratch/catalogs"           # staged catalogs and each module's graphs, for docc
 archives="$scratch/archives"           # one archive per module, before the merge
 output="${1:-$scratch/swift-msal.doccarchive}"
 log="$scratch/docc.log"
-modules=(MSAL MSALTestSupport)         # a module after the ones it depends on
+# A module after the ones it depends on; every module but MSAL is converted with MSAL's archive
+# as its only dependency.
+modules=(MSAL MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring)
+# The targets built: building them compiles every module of the site (MSAL with any of them).
+targets=(MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring)
 docc="$(command -v docc || true)"
 if [ -z "$docc" ]; then
     docc="$(dirname "$(readlink -f "$(command -v swift)")")/docc"
@@ -39,7 +45,9 @@ start=$(date +%s)
 sources_of() {
     case "$1" in
         MSAL) echo Sources/MSAL Sources/MSALNative ;;
-        MSALTestSupport) echo Sources/MSALTestSupport ;;
+        # A product's public declarations are all in its own folder (its *Native target's API is
+        # `package`, absent from the graph).
+        *) echo "Sources/$1" ;;
     esac
 }
 
@@ -55,11 +63,14 @@ for module in "${modules[@]}"; do
 done
 mkdir -p "$graphs"
 
-echo "== symbol graphs (swift build --target MSALTestSupport, scratch path $scratch)"
+echo "== symbol graphs (swift build --target ${targets[*]}, scratch path $scratch)"
 build() {
-    swift build --target MSALTestSupport --scratch-path "$scratch" \
-        -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
-        -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+    # The same flags for every target, so that no build invalidates another's modules.
+    for target in "${targets[@]}"; do
+        swift build --target "$target" --scratch-path "$scratch" \
+            -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$PWD/$graphs" \
+            -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public
+    done
 }
 graphs_missing() {
     for module in "${modules[@]}"; do
@@ -129,12 +140,18 @@ convert() {
 rm -rf "$archives"
 mkdir -p "$archives"
 convert MSAL
-convert MSALTestSupport --dependency "$archives/MSAL.doccarchive"
+for module in "${modules[@]:1}"; do
+    convert "$module" --dependency "$archives/MSAL.doccarchive"
+done
 
 echo "== docc merge"
+module_archives=()
+for module in "${modules[@]}"; do
+    module_archives+=("$archives/$module.doccarchive")
+done
 rm -rf "$output"
 set +e
-"$docc" merge "$archives/MSAL.doccarchive" "$archives/MSALTestSupport.doccarchive" \
+"$docc" merge "${module_archives[@]}" \
     --output-path "$output" \
     --synthesized-landing-page-name swift-msal \
     --synthesized-landing-page-kind Package >"$scratch/docc-merge.log" 2>&1
@@ -151,7 +168,8 @@ if grep -qE '(^|[^a-z])(warning|error):' "$log"; then
     exit 1
 fi
 
-echo "Documentation site (MSAL, MSALTestSupport, the guides of Docs/): $output"
+echo "Documentation site (${modules[*]}, the guides of Docs/): $output"
 echo "  serve it with: python3 -m http.server -b 127.0.0.1 -d $output 8000"
-echo "  then open http://127.0.0.1:8000/documentation (MSAL: /documentation/msal, MSALTestSupport: /documentation/msaltestsupport)"
+echo "  then open http://127.0.0.1:8000/documentation; a module's reference is /documentation/<module in lower case>"
+echo "  (MSAL: /documentation/msal, its guides: /documentation/msal/<guide>, e.g. /documentation/msal/tokencache)"
 echo "docs built in $(($(date +%s) - start)) s (symbol graphs $((compiled - start)) s, docc $(($(date +%s) - compiled)) s)"

@@ -29,7 +29,7 @@ import MSALKernelKeyringNative
 /// is by the user's processes. A process that cannot reach it (a `cron` job outside the user's
 /// sessions with the session keyring) sees no key and is told so: choose the user or persistent
 /// keyring for such processes, or a systemd credential for services
-/// (``MSALSystemdCredentialKeyStore``).
+/// (``/MSAL/MSALSystemdCredentialKeyStore``).
 public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
     /// Which of the user's keyrings holds the key.
     public enum Keyring: Sendable, Equatable {
@@ -63,6 +63,7 @@ public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
         place = .serial(serial)
     }
 
+    /// Where the key is kept, in words: `kernel keyring @u (user), key msal:...`.
     public var storeDescription: String {
         let keyring: String
         switch place {
@@ -74,6 +75,7 @@ public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
         return "kernel keyring \(keyring), key \(keyName)"
     }
 
+    /// The payload of the key named ``keyName`` in the keyring, or `nil` when there is none there.
     public func loadKey() throws -> Data? {
         do {
             let keyring = try KernelKeyring.keyring(place)
@@ -84,6 +86,8 @@ public final class MSALKernelKeyringKeyStore: MSALCacheKeyStore {
         }
     }
 
+    /// Adds `key` to the keyring as the `user` key named ``keyName``, replacing a key of that name
+    /// there.
     public func storeKey(_ key: Data) throws {
         do {
             _ = try KernelKeyring.add(keyName, payload: [UInt8](key), to: try KernelKeyring.keyring(place))

@@ -5,10 +5,11 @@ import MSALRedisCacheNative
 /// The codes of the errors ``MSALRedisCacheStorage`` throws (and the token calls that needed it
 /// then fail with).
 ///
-/// Each error is an `NSError` in `MSALErrorDomain` with the code ``MSALError/internal`` (-50000);
-/// the detailed code below is under `MSALInternalErrorCodeKey` (``MSALErrorInfo/internalCodeValue``)
-/// and the reason under `MSALErrorDescriptionKey`. None of them is a sign-out: the tokens stay in
-/// Redis, and the call can be retried once Redis is reachable again.
+/// Each error is an `NSError` in ``/MSAL/MSALErrorDomain`` with the code
+/// ``/MSAL/MSALError/internal`` (-50000); the detailed code below is under
+/// ``/MSAL/MSALInternalErrorCodeKey`` (``/MSAL/MSALErrorInfo/internalCodeValue``) and the reason
+/// under ``/MSAL/MSALErrorDescriptionKey``. None of them is a sign-out: the tokens stay in Redis,
+/// and the call can be retried once Redis is reachable again.
 ///
 /// ```swift
 /// if MSALErrorInfo(error).internalCodeValue == MSALRedisCacheError.timedOut.rawValue { retryLater() }

@@ -5,7 +5,7 @@ import MSALRedisCacheNative
 
 /// A token cache in Redis, shared by several machines (build agents, bots, gateways, replicas of
 /// a service) that act for the same signed-in users. Set it on
-/// ``MSAL/MSALCacheConfig/customStorage``:
+/// ``/MSAL/MSALCacheConfig/customStorage``:
 ///
 /// ```swift
 /// let redis = MSALRedisConnectionConfig(host: "127.0.0.1", port: 6379)
@@ -13,7 +13,7 @@ import MSALRedisCacheNative
 /// ```
 ///
 /// - The cache document (MSAL Python's format, encrypted with
-///   ``MSAL/MSALCacheConfig/encryptionKey`` when set) is one Redis hash with a version. Saves are
+///   ``/MSAL/MSALCacheConfig/encryptionKey`` when set) is one Redis hash with a version. Saves are
 ///   compare-and-set on that version (one Lua script), so a machine never overwrites another
 ///   machine's write: the library applies its change again to the newer document.
 /// - Reads are served from memory after asking Redis for the version (one small round trip), or
@@ -42,7 +42,7 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     /// nothing in it can be redeemed.
     public let documentTimeToLive: TimeInterval
     /// Seconds after which an account nothing was acquired for is removed from the cache by the
-    /// next change any machine saves (see ``MSAL/MSALSharedCacheStorage/unusedAccountLifetime``);
+    /// next change any machine saves (see ``/MSAL/MSALSharedCacheStorage/unusedAccountLifetime``);
     /// 0 keeps accounts until they are removed. The default is 90 days, as long as Microsoft
     /// Entra keeps an unused refresh token: the cache of a fleet whose users come and go stays
     /// bounded while it is in use.
@@ -116,11 +116,11 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     /// A storage whose saves keep meeting newer versions takes the *write turn*: while it holds
     /// it, other machines' saves are refused as conflicts, so its next attempt succeeds; a machine
     /// refused so waits for the turn to end and takes the next one. Without turns, a machine whose
-    /// change takes longer to make than others' can lose every race until it gives up
-    /// (``RedisWriteTurn``).
+    /// change takes longer to make than others' can lose every race until it gives up.
     public func save(_ data: Data, replacingVersion expected: UInt64, lease: MSALCacheRefreshLease?) throws
         -> MSALCacheSaveOutcome
     {
+        // When a storage asks for the turn and how it gives it back: RedisWriteTurn.
         var held = turn.withLock { $0.token }
         if turn.withLock({ $0.wantsTurn }) { held = try takeTurn() }
         // A new document starts at a random version, so that after Redis lost its data (a restart

@@ -31,7 +31,7 @@ import MSALSecretServiceNative
 /// Every call to the Secret Service has a deadline (``timeout``) and never prompts: without a
 /// session bus, with a locked keyring or a daemon that hangs, the cache calls fail with an error
 /// naming the Secret Service and the remedy (`MSALErrorDomain`). Do not also set
-/// `MSALCacheConfig.encryptionKey`: the keyring encrypts the item, and its secret is text.
+/// ``/MSAL/MSALCacheConfig/encryptionKey``: the keyring encrypts the item, and its secret is text.
 public final class MSALSecretServiceCacheStorage: MSALCacheStorage, SignalledCacheStorage {
     /// The signal file: touched after each save (made, mode 0600, when missing).
     public let signalFileURL: URL

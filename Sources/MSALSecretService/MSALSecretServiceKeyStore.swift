@@ -24,8 +24,8 @@ import MSALSecretServiceNative
 /// service), without a keyring daemon, with a locked keyring, or with a daemon that stops
 /// answering or quits during a call, the store throws an error saying what happened and what to
 /// do, and creating the application fails with it (`MSALErrorDomain`, -50000). Choose
-/// `MSALKernelKeyringKeyStore` or `MSALSystemdCredentialKeyStore` where no desktop
-/// session runs.
+/// `MSALKernelKeyringKeyStore` (the `MSALKernelKeyring` product) or
+/// ``/MSAL/MSALSystemdCredentialKeyStore`` where no desktop session runs.
 public final class MSALSecretServiceKeyStore: MSALCacheKeyStore {
     /// The schema of the cache key's item unless another is given: `org.swift-msal.CacheKey`.
     public static let defaultSchemaName = "org.swift-msal.CacheKey"
@@ -70,6 +70,7 @@ public final class MSALSecretServiceKeyStore: MSALCacheKeyStore {
         self.label = label ?? "MSAL token cache key (\(Self.attributeList(item)))"
     }
 
+    /// Where the key is kept, in words: `Secret Service, collection default, item <schema> {cache=...}`.
     public var storeDescription: String {
         "Secret Service, collection \(collection), item \(item)"
     }
@@ -78,6 +79,8 @@ public final class MSALSecretServiceKeyStore: MSALCacheKeyStore {
         SecretServiceClient.Item(schema: schemaName, attributes: attributes)
     }
 
+    /// The key kept in the item as base64 text, or `nil` when there is no such item. Throws when
+    /// the Secret Service cannot answer within ``timeout`` or the item's text is not base64.
     public func loadKey() throws -> Data? {
         let text: String?
         do {
@@ -94,6 +97,8 @@ public final class MSALSecretServiceKeyStore: MSALCacheKeyStore {
         return key
     }
 
+    /// Keeps `key` as base64 text in the item (replaced when there is one, made in ``collection``
+    /// with ``label`` otherwise).
     public func storeKey(_ key: Data) throws {
         do {
             try SecretServiceClient.store(
