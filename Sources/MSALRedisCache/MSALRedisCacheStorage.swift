@@ -168,10 +168,12 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
         }
     }
 
-    /// Waits until the write turn is free and takes it (at most the turn's duration; without it
-    /// after that, the next save competes as usual).
+    /// Waits until the write turn is free and takes it: at most the turn's duration and a margin,
+    /// so that a turn whose holder died is taken once Redis expired it (Redis counts whole
+    /// milliseconds); without it after that, the next save competes as usual.
     private func waitForNextTurn() throws {
-        let deadline = RedisClock.now() + Double(RedisWriteTurn.durationMilliseconds) / 1000
+        let wait = RedisWriteTurn.durationMilliseconds + RedisWriteTurn.expiryMarginMilliseconds
+        let deadline = RedisClock.now() + Double(wait) / 1000
         while RedisClock.now() < deadline {
             if try takeTurn() != nil { return }
             Thread.sleep(forTimeInterval: Double.random(in: 0.001..<0.003))
@@ -331,6 +333,8 @@ struct RedisWriteTurn: Sendable, Equatable {
     /// one reload, change and save of a large document, short enough that a dead holder stops
     /// the others only briefly.
     static let durationMilliseconds = 500
+    /// How much longer than a turn lasts a machine waits for it to end.
+    static let expiryMarginMilliseconds = 100
     /// Conflicts in a row before the storage asks for the turn: the first conflict is the usual
     /// stale read, the second means others keep winning.
     static let conflictsBeforeAsking = 2
