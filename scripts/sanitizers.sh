@@ -41,6 +41,8 @@ for sanitizer in "${stages[@]}"; do
     *) echo "sanitizers.sh: unknown sanitizer $sanitizer (thread or address)" >&2; exit 2 ;;
     esac
     log=$scratch/sanitizer-test.log
+    # Tests whose bounds a sanitizer moves (memory under AddressSanitizer) read which one runs.
+    export MSAL_SANITIZER=$sanitizer
     echo "== build tests with --sanitize=$sanitizer"
     t0=$(date +%s)
     swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
