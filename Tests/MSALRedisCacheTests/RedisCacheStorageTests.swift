@@ -21,6 +21,16 @@ final class RedisCacheStorageTests: XCTestCase {
             readStaleness: staleness, documentTimeToLive: ttl)
     }
 
+    /// A storage of `server` that logs in as an ACL user.
+    private func storage(_ server: RedisServer, user: String, password: String, name: String) throws
+        -> MSALRedisCacheStorage
+    {
+        var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: server.port)
+        connection.username = user
+        connection.password = password
+        return try MSALRedisCacheStorage(connection: connection, cacheName: name)
+    }
+
     private func admin(_ server: RedisServer) throws -> RedisConnection {
         try RedisConnection(server.endpoint(), tls: nil)
     }
@@ -240,21 +250,17 @@ final class RedisCacheStorageTests: XCTestCase {
 
     func testWrongPasswordIsAnAuthenticationFailedErrorWithoutThePassword() throws {
         let server = try RedisServer(user: (name: "fleet", password: "right-password"))
-        var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: server.port)
-        connection.username = "fleet"
-        connection.password = "wrong-password"
         let cache = TokenCache(
             settings: CacheSettings(
-                location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
+                location: .custom(try storage(server, user: "fleet", password: "wrong-password", name: "x"))))
         XCTAssertThrowsError(try cache.read { $0.contents.accounts.count }) { error in
             XCTAssertEqual(
                 MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.authenticationFailed.rawValue, "\(error)")
             XCTAssertFalse("\(error)".contains("wrong-password"))
         }
-        connection.password = "right-password"
         let good = TokenCache(
             settings: CacheSettings(
-                location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
+                location: .custom(try storage(server, user: "fleet", password: "right-password", name: "x"))))
         try good.modify { $0.save(Self.response(uid: "alice")) }
     }
 
@@ -270,14 +276,8 @@ final class RedisCacheStorageTests: XCTestCase {
         let rules = command.split(separator: " ").dropFirst(5).map(String.init)
         XCTAssertTrue(rules.contains("~msal:*"), "\(rules)")
         let server = try RedisServer(user: (name: "msal", password: "pw"), rules: rules)
-        func storage() throws -> MSALRedisCacheStorage {
-            var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: server.port)
-            connection.username = "msal"
-            connection.password = "pw"
-            return try MSALRedisCacheStorage(connection: connection, cacheName: "acl")
-        }
-        let first = try storage()
-        let second = try storage()
+        let first = try storage(server, user: "msal", password: "pw", name: "acl")
+        let second = try storage(server, user: "msal", password: "pw", name: "acl")
         let cache = TokenCache(settings: CacheSettings(location: .custom(first)))
         try cache.modify { $0.save(Self.response(uid: "alice")) }
         XCTAssertEqual(
@@ -299,12 +299,8 @@ final class RedisCacheStorageTests: XCTestCase {
 
         // Without HSET the save script is refused: an ACL problem, said as one.
         let narrow = try RedisServer(user: (name: "msal", password: "pw"), rules: rules.filter { $0 != "+hset" })
-        var connection = MSALRedisConnectionConfig(host: "127.0.0.1", port: narrow.port)
-        connection.username = "msal"
-        connection.password = "pw"
         let refused = TokenCache(
-            settings: CacheSettings(
-                location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "acl"))))
+            settings: CacheSettings(location: .custom(try storage(narrow, user: "msal", password: "pw", name: "acl"))))
         XCTAssertThrowsError(try refused.modify { $0.save(Self.response(uid: "alice")) }) { error in
             XCTAssertEqual(
                 MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.authenticationFailed.rawValue, "\(error)")
