@@ -2,7 +2,7 @@
 # Installs the Debian or Ubuntu packages swift-msal needs, and nothing that is already there.
 #
 #   scripts/install-deps.sh           everything the tests need: the build packages, the headers of
-#                                     the optional products' C libraries (libkeyutils, libsecret),
+#                                     the Redis product's C library (hiredis),
 #                                     the Secret Service the keyring tests run (dbus, gnome-keyring,
 #                                     secret-tool), the openssl and curl tools, CA roots, and
 #                                     Chromium (the real browser of the system-browser tests)
@@ -20,7 +20,7 @@ build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
 # for the MSALRedisCache tests (likewise).
 # python3-gi, gir1.2-secret-1 and python3-venv: msal-extensions' LibsecretPersistence (PyGObject, for
 # Debian's /usr/bin/python3 only) in the keyring interop tests (scripts/interop.sh).
-test_packages=(libkeyutils-dev libsecret-1-dev libhiredis-dev redis-server dbus gnome-keyring libsecret-tools openssl
+test_packages=(libhiredis-dev libkeyutils1 libsecret-1-0 redis-server dbus gnome-keyring libsecret-tools openssl
     ca-certificates curl python3-gi gir1.2-secret-1 python3-venv)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;

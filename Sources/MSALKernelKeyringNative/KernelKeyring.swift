@@ -118,8 +118,8 @@ package enum KernelKeyring {
         guard serial >= 0 else { throw Failure(operation: "add_key", code: cmsal_keyutils_errno()) }
         defer { _ = cmsal_keyctl_unlink(serial, KEY_SPEC_PROCESS_KEYRING) }
         let permissions =
-            UInt32(KEY_POS_ALL) | UInt32(KEY_USR_VIEW) | UInt32(KEY_USR_READ) | UInt32(KEY_USR_WRITE)
-            | UInt32(KEY_USR_SEARCH) | UInt32(KEY_USR_LINK) | UInt32(KEY_USR_SETATTR)
+            CMSAL_KEY_POS_ALL | CMSAL_KEY_USR_VIEW | CMSAL_KEY_USR_READ | CMSAL_KEY_USR_WRITE
+            | CMSAL_KEY_USR_SEARCH | CMSAL_KEY_USR_LINK | CMSAL_KEY_USR_SETATTR
         guard cmsal_keyctl_setperm(serial, permissions) >= 0 else {
             throw Failure(operation: "keyctl_setperm", code: cmsal_keyutils_errno())
         }

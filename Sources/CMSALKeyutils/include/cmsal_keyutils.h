@@ -5,14 +5,33 @@
 // (the portable `msal`) starts, and chooses another key store, where the library is not installed.
 // Every libkeyutils call of the package goes through the functions below.
 //
-// <keyutils.h> is included for its types and constants only; nothing here links its functions.
+// Building needs no libkeyutils header (libkeyutils-dev): the two types and the permission bits
+// below are declared as libkeyutils' ABI and the kernel define them, and the special keyring
+// numbers come from <linux/keyctl.h>, part of the C library's kernel headers.
 #ifndef CMSAL_KEYUTILS_H
 #define CMSAL_KEYUTILS_H
 
 #include <errno.h>
-#include <keyutils.h>
+#include <linux/keyctl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+
+/// A key's serial number, as libkeyutils declares it.
+typedef int32_t key_serial_t;
+/// A key's permission mask, as libkeyutils declares it.
+typedef uint32_t key_perm_t;
+
+// Permission bits of a key (the kernel's include/linux/key.h, which is not exported to user space):
+// what its possessor and what its owner may do.
+#define CMSAL_KEY_POS_ALL 0x3f000000u
+#define CMSAL_KEY_USR_VIEW 0x00010000u
+#define CMSAL_KEY_USR_READ 0x00020000u
+#define CMSAL_KEY_USR_WRITE 0x00040000u
+#define CMSAL_KEY_USR_SEARCH 0x00080000u
+#define CMSAL_KEY_USR_LINK 0x00100000u
+#define CMSAL_KEY_USR_SETATTR 0x00200000u
 
 /// Loads libkeyutils.so.1, once per process (later calls return the first outcome). Returns 1 when
 /// it is ready; 0 otherwise, with a static message in *reason. Every other cmsal_ function below
