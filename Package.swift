@@ -17,7 +17,7 @@ let package = Package(
         .library(name: "MSALKernelKeyring", targets: ["MSALKernelKeyring"]),
         // The cache key in the desktop keyring over D-Bus (libsecret); the core never links it.
         .library(name: "MSALSecretService", targets: ["MSALSecretService"]),
-        // The token cache in Redis, shared by several machines (hiredis); the core never links it.
+        // The token cache in Redis, shared by several machines (no C library of its own).
         .library(name: "MSALRedisCache", targets: ["MSALRedisCache"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
@@ -76,17 +76,12 @@ let package = Package(
             dependencies: ["MSAL", "MSALSecretServiceNative"],
             swiftSettings: strictSettings
         ),
-        // C: the Redis protocol (hiredis: command formatting and reply parsing), for MSALRedisCache.
-        .systemLibrary(
-            name: "CMSALHiredis",
-            pkgConfig: "hiredis",
-            providers: [.apt(["libhiredis-dev"])]
-        ),
         // The only Swift code of MSALRedisCache that touches C: sockets with deadlines, TLS through
-        // MSALNative, hiredis. Not a product.
+        // MSALNative; and the Redis protocol (command formatting, a bounded reply parser). Not a
+        // product.
         .target(
             name: "MSALRedisCacheNative",
-            dependencies: ["CMSALHiredis", "MSALNative"],
+            dependencies: ["MSALNative"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -164,11 +159,16 @@ let package = Package(
 // they have no `main` (libFuzzer's comes with `--sanitize=fuzzer`), so a plain `swift build`
 // could not link them.
 if Context.environment["MSAL_FUZZ"] == "1" {
-    for name in ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON", "Challenge"] {
+    let fuzzed: [(name: String, module: Target.Dependency)] =
+        ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON", "Challenge"].map {
+            ($0, "MSAL")
+        }
+        + [("RedisReply", "MSALRedisCacheNative")]
+    for (name, module) in fuzzed {
         package.targets.append(
             .executableTarget(
                 name: "Fuzz\(name)",
-                dependencies: ["MSAL"],
+                dependencies: [module],
                 path: "Fuzz/Targets/\(name)",
                 swiftSettings: strictSettings
             )

@@ -7,7 +7,7 @@
 #
 #   scripts/fuzz.sh [seconds-per-target] [target...]     default: 20 s each, every target
 #
-# Targets: JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge. Reproduce a crash with
+# Targets: JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply. Reproduce a crash with
 #   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/Fuzz<target> <file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ shift || true
 if [[ $# -gt 0 ]]; then
     targets=("$@")
 else
-    targets=(JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge)
+    targets=(JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply)
 fi
 scratch=.build-fuzz
 
@@ -56,6 +56,7 @@ for target in "${targets[@]}"; do
     TokenResponse | Cache | Discovery | JSON) options+=(-dict=Fuzz/Dictionaries/json.dict) ;;
     Redirect | Authority) options+=(-dict=Fuzz/Dictionaries/url.dict) ;;
     Challenge) options+=(-dict=Fuzz/Dictionaries/challenge.dict) ;;
+    RedisReply) options+=(-dict=Fuzz/Dictionaries/redis.dict) ;;
     esac
     echo "== fuzz $target for $seconds s"
     status=0

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian or Ubuntu packages swift-msal needs, and nothing that is already there.
 #
-#   scripts/install-deps.sh           everything the tests need: the build packages, the headers of
-#                                     the Redis product's C library (hiredis),
-#                                     the Secret Service the keyring tests run (dbus, gnome-keyring,
+#   scripts/install-deps.sh           everything the tests need: the build packages, the keyring
+#                                     libraries (libkeyutils, libsecret), the Secret Service the keyring tests run (dbus, gnome-keyring,
 #                                     secret-tool), the openssl and curl tools, CA roots, and
 #                                     Chromium (the real browser of the system-browser tests)
 #   scripts/install-deps.sh --build   only what building the package needs: the libcurl and
@@ -14,13 +13,13 @@
 set -euo pipefail
 
 build_packages=(libcurl4-openssl-dev libssl-dev pkgconf)
-# The optional products' C libraries: built by `swift build --build-tests`, not by the demo.
+# The keyring products' libraries (opened at run time; building needs no header of theirs).
 # dbus, gnome-keyring and libsecret-tools: a private session bus with a keyring daemon for the
 # MSALSecretService tests (which fail, not skip, under scripts/test.sh without them); redis-server
 # for the MSALRedisCache tests (likewise).
 # python3-gi, gir1.2-secret-1 and python3-venv: msal-extensions' LibsecretPersistence (PyGObject, for
 # Debian's /usr/bin/python3 only) in the keyring interop tests (scripts/interop.sh).
-test_packages=(libhiredis-dev libkeyutils1 libsecret-1-0 redis-server dbus gnome-keyring libsecret-tools openssl
+test_packages=(libkeyutils1 libsecret-1-0 redis-server dbus gnome-keyring libsecret-tools openssl
     ca-certificates curl python3-gi gir1.2-secret-1 python3-venv)
 case "${1:-}" in
     --build) packages=("${build_packages[@]}") ;;

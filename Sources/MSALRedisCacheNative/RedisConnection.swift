@@ -40,19 +40,22 @@ package struct RedisEndpoint: Sendable, Equatable {
 /// so the next command would read the wrong one. The pool drops it and connects again.
 package final class RedisConnection {
     private let socket: RedisSocket
-    private let reader: RedisReplyReader
+    private var reader: RedisReplyReader
     private let timeout: Double
+    /// What a server's error text must never show (the password).
+    private let secrets: [String]
     /// Set after a failure; the connection must not be used again.
     package private(set) var isBroken = false
 
     /// Connects, makes the TLS handshake and authenticates.
     package init(_ endpoint: RedisEndpoint, tls: TLSContext?) throws(RedisNativeError) {
         timeout = endpoint.timeout
+        secrets = [endpoint.password].compactMap { $0 }
         let deadline = RedisClock.now() + endpoint.timeout
         socket = try RedisSocket(
             host: endpoint.host, port: endpoint.port, tls: tls, serverName: endpoint.tlsServerName ?? endpoint.host,
             deadline: deadline)
-        reader = try RedisReplyReader(maximumReplyBytes: endpoint.maximumReplyBytes)
+        reader = RedisReplyReader(maximumReplyBytes: endpoint.maximumReplyBytes)
         if let password = endpoint.password {
             var arguments = [Array("AUTH".utf8)]
             if let username = endpoint.username { arguments.append(Array(username.utf8)) }
@@ -101,13 +104,13 @@ package final class RedisConnection {
         guard !isBroken else { throw RedisNativeError(.connectionLost, "the connection failed before") }
         do {
             var bytes: [UInt8] = []
-            for command in commands { bytes += try RedisCommandFormat.format(command) }
+            for command in commands { bytes += RedisCommandFormat.format(command) }
             try socket.send(bytes, deadline: deadline)
             var replies: [RedisReply] = []
             replies.reserveCapacity(commands.count)
             while replies.count < commands.count {
                 if let reply = try reader.next() {
-                    replies.append(reply)
+                    replies.append(reply.redactingEcho(of: secrets))
                     continue
                 }
                 try reader.feed(try socket.receive(deadline: deadline))
@@ -122,6 +125,36 @@ package final class RedisConnection {
 
 @available(*, unavailable)
 extension RedisConnection: Sendable {}
+
+extension RedisReply {
+    /// The reply with its error texts (at any depth: a transaction's replies hold errors too)
+    /// passed through ``RedisErrorText/redacted(_:secrets:)``.
+    package func redactingEcho(of secrets: [String]) -> RedisReply {
+        switch self {
+        case .error(let text): .error(RedisErrorText.redacted(text, secrets: secrets))
+        case .array(let elements): .array(elements.map { $0.redactingEcho(of: secrets) })
+        default: self
+        }
+    }
+}
+
+/// A server's error text made safe to show: Redis echoes the first arguments of a command it
+/// does not know (`ERR unknown command 'AUTH', with args beginning with: '<password>'`, when an
+/// operator renamed `AUTH` away), and arguments are secrets and cache documents.
+package enum RedisErrorText {
+    /// `text` without the arguments Redis echoed, and with each of `secrets` masked wherever it
+    /// still appears.
+    package static func redacted(_ text: String, secrets: [String]) -> String {
+        var text = text
+        if let echo = text.range(of: ", with args beginning with:") {
+            text = text[..<echo.lowerBound] + " (its arguments are not shown)"
+        }
+        for secret in secrets where !secret.isEmpty {
+            text = text.replacingOccurrences(of: secret, with: "***")
+        }
+        return text
+    }
+}
 
 /// Connections to one endpoint, shared by threads: each command borrows an idle connection (or
 /// makes one) and gives it back unless it broke. A connection lost to a Redis restart is therefore

@@ -1,4 +1,4 @@
-/// One reply of a Redis server (RESP2), copied out of hiredis' reply objects.
+/// One reply of a Redis server (RESP2), as ``RedisReplyReader`` parsed it.
 package enum RedisReply: Sendable, Equatable {
     /// A bulk string (`$`): binary-safe bytes.
     case bulk([UInt8])
