@@ -31,6 +31,9 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     public let connection: MSALRedisConnectionConfig
     /// The name shared by the machines of one cache; the Redis keys start with `msal:{name}:`.
     public let cacheName: String
+    /// `redis:` and the cache name: an encrypted document is bound to it, so one copied from
+    /// another cache name (or another fleet's Redis) does not decrypt here.
+    public var cacheIdentity: String { "redis:\(cacheName)" }
     /// Seconds a read may be served from memory without asking Redis for the version (0, the
     /// default: ask before every read).
     public let readStaleness: TimeInterval

@@ -23,4 +23,15 @@ public protocol MSALCacheStorage: AnyObject, Sendable {
 
     /// Replaces the stored document with `data`. A thrown error fails the call that changed the cache.
     func save(_ data: Data) throws
+
+    /// What this storage holds, as a name that is the same on every machine sharing it and
+    /// different for every other cache (``/MSALRedisCache/MSALRedisCacheStorage`` uses its
+    /// cache name). With ``MSALCacheConfig/encryptionKey`` set, the encrypted document is bound
+    /// to it: a document copied from another cache does not decrypt. The default is `""`.
+    var cacheIdentity: String { get }
+}
+
+extension MSALCacheStorage {
+    /// `""`: the documents of two storages that keep the default and share a key can be swapped.
+    public var cacheIdentity: String { "" }
 }

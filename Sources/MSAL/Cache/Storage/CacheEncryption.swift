@@ -1,24 +1,54 @@
 import MSALNative
 
 /// The encrypted cache format: a versioned header, then AES-256-GCM's `nonce || ciphertext || tag`
-/// of the JSON document, with the header authenticated as associated data (so the header cannot
-/// be altered either). Nothing of the document is in the clear.
+/// of the JSON document. Nothing of the document is in the clear.
+///
+/// The associated data is the header and the ``Binding`` of the cache the document is for, so
+/// neither can be altered, and a document copied from another cache (another Redis cache name,
+/// or a file into a storage) does not open there. Version 1 (written before the binding) is
+/// still opened, with the header alone as associated data, and is bound at its next save.
+/// A rollback to an older document of the same cache is not detected: that would need a counter
+/// kept outside the storage.
 enum CacheEncryption {
-    /// `MSALCACHE` + NUL, format version 1, algorithm 1 (AES-256-GCM).
-    static let header: [UInt8] = Array("MSALCACHE".utf8) + [0, 1, 1]
+    /// `MSALCACHE` + NUL, format version 2 (bound), algorithm 1 (AES-256-GCM).
+    static let header: [UInt8] = Array("MSALCACHE".utf8) + [0, 2, 1]
+    /// Format version 1: the same, unbound.
+    static let unboundHeader: [UInt8] = Array("MSALCACHE".utf8) + [0, 1, 1]
 
+    /// What a ciphertext is for.
+    struct Binding: Equatable {
+        let bytes: [UInt8]
+
+        /// The cache file (`cacheConfig.cacheFileURL`, or the default).
+        static let file = Binding(bytes: Array("file".utf8))
+
+        /// An app's storage, by its ``MSALCacheStorage/cacheIdentity``.
+        static func storage(_ identity: String) -> Binding {
+            Binding(bytes: Array("storage:\(identity)".utf8))
+        }
+    }
+
+    /// `MSALCACHE` + NUL: an encrypted document of any version.
     static func isEncrypted(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.starts(with: header.prefix(10))
     }
 
-    static func seal(_ plaintext: [UInt8], key: [UInt8]) throws -> [UInt8] {
-        header + (try AESGCM.seal(plaintext, key: SecureBytes(key), associatedData: header))
+    static func seal(_ plaintext: [UInt8], key: [UInt8], for binding: Binding) throws -> [UInt8] {
+        header + (try AESGCM.seal(plaintext, key: SecureBytes(key), associatedData: header + binding.bytes))
     }
 
-    /// The document, or `nil` when the key does not open it (or it was modified, or its version
-    /// is unknown).
-    static func open(_ file: [UInt8], key: [UInt8]) -> [UInt8]? {
-        guard file.count >= header.count, Array(file.prefix(header.count)) == header else { return nil }
-        return try? AESGCM.open(Array(file.dropFirst(header.count)), key: SecureBytes(key), associatedData: header)
+    /// The document, or `nil` when the key does not open it for `binding` (or it was modified, or
+    /// its version is unknown).
+    static func open(_ file: [UInt8], key: [UInt8], for binding: Binding) -> [UInt8]? {
+        let associatedData: [UInt8]
+        if file.starts(with: header) {
+            associatedData = header + binding.bytes
+        } else if file.starts(with: unboundHeader) {
+            associatedData = unboundHeader
+        } else {
+            return nil
+        }
+        return try? AESGCM.open(
+            Array(file.dropFirst(header.count)), key: SecureBytes(key), associatedData: associatedData)
     }
 }

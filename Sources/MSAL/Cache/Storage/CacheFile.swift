@@ -122,7 +122,7 @@ struct CacheFile: Sendable {
                 throw CacheStorageError.file(error, "read the cache file")
             }
             if CacheEncryption.isEncrypted(whole) {
-                guard let key = encryptionKey, let plaintext = CacheEncryption.open(whole, key: key) else {
+                guard let key = encryptionKey, let plaintext = CacheEncryption.open(whole, key: key, for: .file) else {
                     throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: encryptionKey != nil)
                 }
                 return try CacheDocumentCodec.decode(plaintext)
@@ -201,7 +201,7 @@ struct CacheFile: Sendable {
         var placements: CacheDocumentWriter.Placements?
         do {
             if let key = encryptionKey {
-                let sealed = try CacheEncryption.seal(CacheDocumentCodec.encode(contents), key: key)
+                let sealed = try CacheEncryption.seal(CacheDocumentCodec.encode(contents), key: key, for: .file)
                 do {
                     try file.write(sealed, at: 0)
                 } catch {

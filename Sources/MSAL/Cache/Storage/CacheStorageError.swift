@@ -7,6 +7,9 @@ enum CacheStorageError: Error {
     case lockTimeout(path: String, seconds: Double)
     /// The file is encrypted and no key, or another key, is configured.
     case cannotDecrypt(path: String, keyConfigured: Bool)
+    /// An encryption key is configured and the app's storage holds a document that is not this
+    /// library's ciphertext (plaintext, planted or left from before encryption).
+    case notEncrypted
     case customStorage(any Error)
     /// A versioned storage's compare-and-set save kept finding newer versions.
     case writeConflicts(attempts: Int)
@@ -54,6 +57,13 @@ enum CacheStorageError: Error {
                         + "written with, or point cacheConfig.cacheFileURL at another file."
                     : "The token cache \(path) is encrypted and no cacheConfig.encryptionKey is configured. The file "
                         + "was left untouched. Configure the 32-byte key it was written with.")
+        case .notEncrypted:
+            return MSALErrors.make(
+                .internal,
+                "The token cache storage (cacheConfig.customStorage) holds a document that is not encrypted, "
+                    + "while cacheConfig.encryptionKey is set. It was neither read nor overwritten: anyone who can "
+                    + "write to the storage could have planted it. To encrypt a cache that was kept in plaintext "
+                    + "before, see \"Encrypting a cache that was plaintext\" in Docs/TokenCache.md.")
         case .changedUnderneath(let path):
             return MSALErrors.make(
                 .internal,

@@ -178,7 +178,9 @@ final class TokenCache: Sendable {
                     let result = try body(&state.store)
                     state.store.dropKeyClashes(atLoad: false)
                     var bytes = try CacheDocumentCodec.encode(state.store.contents)
-                    if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+                    if let key {
+                        bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
+                    }
                     do {
                         try storage.save(Data(bytes))
                     } catch {
@@ -216,7 +218,9 @@ final class TokenCache: Sendable {
                 removeLapsedAccounts(&state, storage)
                 state.store.dropKeyClashes(atLoad: false)
                 bytes = try CacheDocumentCodec.encode(state.store.contents)
-                if let key { bytes = try CacheEncryption.seal(bytes, key: key) }
+                if let key {
+                    bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
+                }
             } catch {
                 // The store may hold part of a change that is not stored: read it again next time.
                 state.loaded = false
@@ -444,7 +448,7 @@ final class TokenCache: Sendable {
         } catch {
             throw CacheStorageError.customStorage(error)
         }
-        try install(document.data, key: key, &state)
+        try install(document.data, key: key, binding: .storage(storage.cacheIdentity), &state)
         state.version = document.version
         state.versionCheckedAt = now
     }
@@ -461,18 +465,25 @@ final class TokenCache: Sendable {
         } catch {
             throw CacheStorageError.customStorage(error)
         }
-        try install(data, key: key, &state)
+        try install(data, key: key, binding: .storage(storage.cacheIdentity), &state)
         state.fingerprint = fingerprint
     }
 
-    /// Decrypts and decodes a document of the app's storage into the store.
-    private func install(_ data: Data?, key: [UInt8]?, _ state: inout State) throws {
+    /// Decrypts and decodes a document of the app's storage into the store. With a key, only
+    /// this library's ciphertext for `binding` (or nothing) is accepted: anyone who can write to
+    /// a shared storage could otherwise plant a plaintext document whose tokens would be served,
+    /// and whose trace the next save would encrypt away.
+    private func install(
+        _ data: Data?, key: [UInt8]?, binding: CacheEncryption.Binding, _ state: inout State
+    ) throws {
         var bytes = data.map { [UInt8]($0) } ?? []
         if CacheEncryption.isEncrypted(bytes) {
-            guard let key, let plaintext = CacheEncryption.open(bytes, key: key) else {
+            guard let key, let plaintext = CacheEncryption.open(bytes, key: key, for: binding) else {
                 throw CacheStorageError.cannotDecrypt(path: "(custom storage)", keyConfigured: key != nil)
             }
             bytes = plaintext
+        } else if key != nil, !CacheDocumentCodec.isBlank(bytes) {
+            throw CacheStorageError.notEncrypted
         }
         state.generation &+= 1
         do {
