@@ -110,6 +110,49 @@ final class AuthorityResolver: Sendable {
         return value
     }
 
+    /// Where to look up `authority`'s tokens without sending anything: from an earlier resolution
+    /// in this process (of any age), else from what sign-in left (the realm in the authority or
+    /// the account, and for Entra ID the kept instance discovery answer, of any age: a cloud's
+    /// aliases do not change). `nil` when that is not enough (a domain-named tenant, or no kept
+    /// instance discovery answer): the caller resolves the authority then.
+    func offlineLookupScope(_ authority: Authority, knownAuthorities: [Authority], homeTenant: String?)
+        -> CacheLookupScope?
+    {
+        let developerKnown = authority.isListed(in: knownAuthorities)
+        let key = MemoKey(url: authority.urlString, developerKnown: developerKnown)
+        if let earlier = resolved.withLock({ $0[key] })?.value {
+            return earlier.lookupScope(realm: ApplicationContext.cacheRealm(earlier, homeTenant: homeTenant))
+        }
+        guard let realm = CacheLookupScope.offlineRealm(authority, homeTenant: homeTenant) else { return nil }
+        let environment = authority.environment
+        guard case .aad = authority.kind,
+            let discoveryURL = authority.instanceDiscoveryURL(isDeveloperKnown: developerKnown)
+        else {
+            return CacheLookupScope(
+                authority: authority, environments: [environment], cacheEnvironment: environment, realm: realm)
+        }
+        let policy = DiscoveryURLPolicy(
+            configuredAuthority: authority, isDeveloperKnown: developerKnown, documentURL: discoveryURL,
+            sameHost: false)
+        let parse: @Sendable (Data) throws -> InstanceDiscoveryMetadata = { body in
+            try InstanceDiscoveryParser.parse(body, requestedEnvironment: environment, policy: policy)
+        }
+        guard
+            let body = cache.keptBody(
+                forKey: Self.instanceDiscoveryKey(discoveryURL, environment), isCacheable: { (try? parse($0)) != nil }),
+            let metadata = try? parse(body)
+        else { return nil }
+        return CacheLookupScope(
+            authority: authority, environments: metadata.cacheLookupEnvironments(for: environment),
+            cacheEnvironment: metadata.preferredCache(for: environment), realm: realm)
+    }
+
+    /// The discovery cache's key of an instance discovery answer: one per cloud host, whatever
+    /// the tenant in the request (MSAL keys its records by environment too).
+    private static func instanceDiscoveryKey(_ discoveryURL: URL, _ environment: String) -> String {
+        "instance-discovery|\(discoveryURL.host ?? "")|\(environment)"
+    }
+
     /// Resolves `authority` for a request.
     ///
     /// - Parameter knownAuthorities: the app's `knownAuthorities`; listed authorities are trusted
@@ -132,9 +175,7 @@ final class AuthorityResolver: Sendable {
             if let discoveryURL = authority.instanceDiscoveryURL(isDeveloperKnown: developerKnown) {
                 do {
                     let environment = authority.environment
-                    // One answer per cloud host: instance discovery describes the host, whatever the
-                    // tenant in the request (MSAL keys its records by environment too).
-                    let key = "instance-discovery|\(discoveryURL.host ?? "")|\(environment)"
+                    let key = Self.instanceDiscoveryKey(discoveryURL, environment)
                     let policy = DiscoveryURLPolicy(
                         configuredAuthority: authority, isDeveloperKnown: developerKnown, documentURL: discoveryURL,
                         sameHost: false)

@@ -52,6 +52,10 @@ final class DiscoveryCache: Sendable {
     ///
     /// A kept body is checked again when it is used, because the rules may be stricter than when
     /// it was written (or another program wrote it): one that fails is dropped and fetched anew.
+    ///
+    /// When the fetch fails on the network and a body expired less than ``staleLimit`` ago is
+    /// kept, that body is used (and a warning logged): an offline machine keeps working with
+    /// endpoints that rarely change.
     func body(
         forKey key: String,
         isCacheable: @escaping @Sendable (Data) -> Bool,
@@ -60,7 +64,20 @@ final class DiscoveryCache: Sendable {
         if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
         return try await fetches.run(key) { [self] in
             if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
-            let body = try await fetch()
+            let body: Data
+            do {
+                body = try await fetch()
+            } catch {
+                let failure = error as NSError
+                guard failure.domain == NSURLErrorDomain, failure.code != NSURLErrorCancelled,
+                    let stale = keptBody(forKey: key, isCacheable: isCacheable)
+                else { throw error }
+                let days = Int(Self.staleLimit / 86_400)
+                Log.warning(
+                    "Discovery failed on the network (\(failure.code)); using the kept document, expired less than \(days) days ago"
+                )
+                return stale
+            }
             if isCacheable(body) {
                 let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
                 state.withLock { $0.entries[key] = entry }
@@ -68,6 +85,19 @@ final class DiscoveryCache: Sendable {
             }
             return body
         }.value
+    }
+
+    /// How long after its expiry a kept body may still stand in for a fetch that failed on the
+    /// network (and be kept in the cache file for that).
+    static let staleLimit: TimeInterval = 7 * 86_400
+
+    /// A kept, still acceptable body for `key`, expired less than ``staleLimit`` ago or not at all.
+    func keptBody(forKey key: String, isCacheable: (Data) -> Bool) -> Data? {
+        _ = cachedBody(for: key, isCacheable: isCacheable)  // loads the persisted entries
+        let oldest = now().addingTimeInterval(-Self.staleLimit)
+        guard let entry = state.withLock({ $0.entries[key] }), entry.expiresOn > oldest, isCacheable(entry.body)
+        else { return nil }
+        return entry.body
     }
 
     /// An unexpired, still acceptable body from memory, loading the persisted entries on first

@@ -27,10 +27,11 @@ struct ResultBuilder {
     /// The account object and id token a result needs, read from `store` (call inside a cache
     /// read). The account object is rebuilt only when the cache changed since it was made.
     func parts(
-        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, resolved: ResolvedAuthority, realm: String
+        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, scope: CacheLookupScope
     ) -> (account: MSALAccount?, idToken: String?) {
         let clientId = context.clientId
-        let environments = resolved.cacheLookupEnvironments
+        let environments = scope.environments
+        let realm = scope.realm
         let known = context.accounts.withLock { $0[homeAccountId] }
         if let known, known.generation == generation, let idToken = known.idToken,
             idToken.realm == realm, idToken.environments == environments
@@ -60,39 +61,40 @@ struct ResultBuilder {
 
     /// The result for the tokens just returned or found in the cache.
     func result(
-        homeAccountId: String, resolved: ResolvedAuthority, realm: String, accessToken: String, scopes: [String],
+        homeAccountId: String, scope: CacheLookupScope, accessToken: String, scopes: [String],
         expiresOn: Date?, extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
         let (account, idToken) = try context.cache.readVersioned { store, generation in
-            parts(&store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
+            parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
         }
         return result(
-            account: account, idToken: idToken, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
+            account: account, idToken: idToken, homeAccountId: homeAccountId, scope: scope,
             accessToken: accessToken, scopes: scopes, expiresOn: expiresOn, extended: extended,
             correlationId: correlationId)
     }
 
-    /// The result from parts already read (see ``parts(_:generation:homeAccountId:resolved:realm:)``).
+    /// The result from parts already read (see ``parts(_:generation:homeAccountId:scope:)``).
     func result(
-        account cachedAccount: MSALAccount?, idToken: String?, homeAccountId: String, resolved: ResolvedAuthority,
-        realm: String, accessToken: String, scopes: [String], expiresOn: Date?, extended: Bool, correlationId: UUID
+        account cachedAccount: MSALAccount?, idToken: String?, homeAccountId: String, scope: CacheLookupScope,
+        accessToken: String, scopes: [String], expiresOn: Date?, extended: Bool, correlationId: UUID
     ) -> MSALResult {
+        let realm = scope.realm
         let account =
             cachedAccount
             ?? MSALAccount(
-                username: nil, homeAccountId: homeAccountId, environment: resolved.cacheEnvironment,
+                username: nil, homeAccountId: homeAccountId, environment: scope.cacheEnvironment,
                 tenantProfiles: nil, homeIdToken: nil)
         let profile =
             account.tenantProfiles?.first { $0.tenantId.map { ASCII.equalsIgnoringCase($0, realm) } ?? false }
             ?? MSALTenantProfile(
-                identifier: nil, environment: resolved.cacheEnvironment, tenantId: realm,
+                identifier: nil, environment: scope.cacheEnvironment, tenantId: realm,
                 isHomeTenantProfile: account.homeAccountId?.tenantId.map { ASCII.equalsIgnoringCase($0, realm) }
                     ?? false,
                 idToken: idToken)
         return MSALResult(
             accessToken: accessToken, expiresOn: expiresOn, extendedLifeTimeToken: extended, idToken: idToken,
             scopes: scopes, tenantProfile: profile, account: account,
-            authority: resolved.publicAuthority, correlationId: correlationId)
+            authority: scope.publicAuthority, correlationId: correlationId)
     }
 }
 

@@ -30,23 +30,36 @@ struct SilentFlow {
             request.authority, account: account, retarget: true, correlationId: correlationId)
         let scopes = try ScopeRules.requestScopes(
             request.scopes, clientId: context.clientId, authority: authority, correlationId: correlationId)
-        let resolved = try await context.resolver.resolve(
-            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
-        let realm = ApplicationContext.cacheRealm(resolved, homeTenant: account.homeAccountId?.tenantId)
+        let homeTenant = account.homeAccountId?.tenantId
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
         try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
         // A token for a resource indicator is not told apart from others of the same scopes in
         // the cache: it is always asked for anew.
         let skipCache = request.forceRefresh || request.claims != nil || request.resource != nil
+        // The cache first, with what sign-in recorded: discovery runs only when a request is
+        // about to be sent, so a cached token needs no network.
+        if !skipCache,
+            let offline = context.resolver.offlineLookupScope(
+                authority, knownAuthorities: knownAuthorities, homeTenant: homeTenant),
+            let hit = try cachedToken(homeAccountId: homeAccountId, scope: offline, scopes: scopes).hit
+        {
+            Log.info("Returning a cached access token", correlationId: correlationId)
+            return result(of: hit, homeAccountId: homeAccountId, scope: offline, correlationId)
+        }
+        let resolved = try await context.resolver.resolve(
+            authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
+        let realm = ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
         let lookup = try cachedToken(
-            homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes, skipCache: skipCache)
+            homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), scopes: scopes,
+            skipCache: skipCache)
         let decision = SilentTokenDecision.decide(
             status: lookup.status, skipCache: skipCache,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
         if case .returnCached = decision, let hit = lookup.hit {
             Log.info("Returning a cached access token", correlationId: correlationId)
-            return result(of: hit, homeAccountId: homeAccountId, resolved: resolved, realm: realm, correlationId)
+            return result(
+                of: hit, homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), correlationId)
         }
         guard case .refresh(let fallback) = decision else {
             return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
@@ -94,8 +107,7 @@ struct SilentFlow {
     /// store, a copy costing more than the rest of a hit), else the token itself (`token`), for
     /// the refresh and its fallbacks.
     private func cachedToken(
-        homeAccountId: String, resolved: ResolvedAuthority, realm: String, scopes: OrderedScopes,
-        skipCache: Bool = false
+        homeAccountId: String, scope: CacheLookupScope, scopes: OrderedScopes, skipCache: Bool = false
     ) throws -> (hit: CacheHit?, token: CacheAccessToken?, status: AccessTokenStatus?) {
         let clientId = context.clientId
         let now = context.now()
@@ -109,12 +121,12 @@ struct SilentFlow {
             // B2C tokens written by MSAL Python are under the tenant named in the authority's path
             // (its token endpoint's first segment), ours under the tenant id: look in both.
             var found = store.accessTokenIndex(
-                homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments, realm: realm,
+                homeAccountId: homeAccountId, environments: scope.environments, realm: scope.realm,
                 clientId: clientId, scopes: wanted)
-            if found == nil, case .b2c(let tenant?, _, _) = resolved.authority.kind, tenant.lowercased() != realm {
+            if found == nil, let alternate = scope.alternateRealm {
                 found = store.accessTokenIndex(
-                    homeAccountId: homeAccountId, environments: resolved.cacheLookupEnvironments,
-                    realm: tenant.lowercased(), clientId: clientId, scopes: wanted)
+                    homeAccountId: homeAccountId, environments: scope.environments, realm: alternate,
+                    clientId: clientId, scopes: wanted)
             }
             guard let index = found else { return (nil, nil, nil) }
             let status = AccessTokenStatus(store.contents.accessTokens[index], at: now, buffer: buffer)
@@ -126,8 +138,7 @@ struct SilentFlow {
                 return (nil, token, status)
             }
             guard let secret = store.accessTokenSecret(at: index) else { return (nil, nil, nil) }
-            let parts = builder.parts(
-                &store, generation: generation, homeAccountId: homeAccountId, resolved: resolved, realm: realm)
+            let parts = builder.parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
             let hit = CacheHit(
                 secret: secret, target: store.contents.accessTokens[index].target,
                 expiresOn: store.contents.accessTokens[index].expiresOn, account: parts.account,
@@ -137,11 +148,11 @@ struct SilentFlow {
     }
 
     private func result(
-        of hit: CacheHit, homeAccountId: String, resolved: ResolvedAuthority, realm: String, _ correlationId: UUID
+        of hit: CacheHit, homeAccountId: String, scope: CacheLookupScope, _ correlationId: UUID
     ) -> MSALResult {
         ResultBuilder(context: context).result(
-            account: hit.account, idToken: hit.idToken, homeAccountId: homeAccountId, resolved: resolved,
-            realm: realm, accessToken: hit.secret, scopes: context.scopes(ofTarget: hit.target),
+            account: hit.account, idToken: hit.idToken, homeAccountId: homeAccountId, scope: scope,
+            accessToken: hit.secret, scopes: context.scopes(ofTarget: hit.target),
             expiresOn: hit.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: false,
             correlationId: correlationId)
     }
@@ -151,7 +162,7 @@ struct SilentFlow {
         extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
         try ResultBuilder(context: context).result(
-            homeAccountId: homeAccountId, resolved: resolved, realm: realm, accessToken: token.secret,
+            homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), accessToken: token.secret,
             scopes: context.scopes(ofTarget: token.target),
             expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: extended,
             correlationId: correlationId)
@@ -210,11 +221,13 @@ struct SilentFlow {
         // Another caller (or a process sharing the cache file) may have refreshed meanwhile: a
         // token that is now good is returned without a request.
         if !request.forceRefresh, request.claims == nil, request.resource == nil,
-            let fresh = try cachedToken(homeAccountId: homeAccountId, resolved: resolved, realm: realm, scopes: scopes)
-                .hit,
+            let fresh = try cachedToken(
+                homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), scopes: scopes
+            ).hit,
             fresh.secret != cached?.token.secret
         {
-            return result(of: fresh, homeAccountId: homeAccountId, resolved: resolved, realm: realm, correlationId)
+            return result(
+                of: fresh, homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), correlationId)
         }
         let (appToken, familyToken) = try context.cache.read { store in
             let familyId = store.familyId(environments: environments, clientId: clientId)

@@ -111,7 +111,7 @@ struct TokenResponseHandler {
         try context.cache.modify { $0.save(record) }
 
         let result = try ResultBuilder(context: context).result(
-            homeAccountId: homeAccountId, resolved: request.resolved, realm: realm,
+            homeAccountId: homeAccountId, scope: request.resolved.lookupScope(realm: realm),
             accessToken: response.accessToken, scopes: record.scopes,
             expiresOn: response.expiresOn, extended: false, correlationId: correlationId)
         if let declined = DeclinedScopes.check(

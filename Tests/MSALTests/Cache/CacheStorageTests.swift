@@ -150,9 +150,14 @@ final class CacheStorageTests: XCTestCase {
         let other = TokenCache(settings: CacheSettings(location: .custom(storage)))
         XCTAssertEqual(try other.read { $0.counts.accounts }, 1)
 
-        let key = [UInt8](repeating: 1, count: 32)
+        // With a key, the plaintext document is refused until it is encrypted explicitly.
+        let key = (0..<32).map { UInt8($0 * 7 + 3) }
         let encrypted = TokenCache(settings: CacheSettings(location: .custom(storage), encryptionKey: key))
+        XCTAssertThrowsError(try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) })
+        XCTAssertEqual(storage.saves, 1)
+        XCTAssertTrue(try storage.encryptPlaintextDocument(with: Data(key)))
         try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertEqual(try encrypted.read { $0.counts.accounts }, 2)
         XCTAssertTrue(try XCTUnwrap(storage.load()).starts(with: CacheEncryption.header))
         XCTAssertThrowsError(
             try TokenCache(settings: CacheSettings(location: .custom(storage))).read { $0.counts.accounts })

@@ -30,9 +30,10 @@ struct CacheDiscoveryStorage: DiscoveryCacheStorage {
                 var object =
                     store.unknownSection(named: Self.sectionName)
                     .flatMap { (try? JSONValue(parsing: $0))?.objectValue } ?? [:]
-                let now = Date().timeIntervalSince1970
+                // Expired entries stay a while: they stand in for discovery that fails offline.
+                let oldest = Date().timeIntervalSince1970 - DiscoveryCache.staleLimit
                 object = object.filter { _, value in
-                    (value["expires_on"]?.stringValue.flatMap(Double.init) ?? 0) > now
+                    (value["expires_on"]?.stringValue.flatMap(Double.init) ?? 0) > oldest
                 }
                 object[key] = .object([
                     "response": .string(String(decoding: entry.body, as: UTF8.self)),
