@@ -225,6 +225,9 @@ enum CacheBackendSelection {
             throw CommandFailure(message: message, code: .failure)
         case .use(let backend):
             cacheConfig.encryptionKeyStore = stores.store(backend)
+            if backend == .systemdCredential, let warning = stores.credential.exposureWarning() {
+                Console.error("msal: warning: " + warning)
+            }
             return Applied(unprobed: backend != .plaintext && needed.isEmpty) {
                 if let notice = decision.notice { Console.error(notice) }
                 // Remembered when the command ends, and only beside a cache folder that exists:

@@ -154,7 +154,7 @@ final class CacheKeyStoreTests: XCTestCase {
     func testAnExplicitKeyWinsOverTheStore() throws {
         let store = MemoryKeyStore()
         let configuration = configuration(store)
-        configuration.cacheConfig.encryptionKey = Data(repeating: 9, count: 32)
+        configuration.cacheConfig.encryptionKey = Data((0..<32).map { UInt8($0 * 7 + 9) })
         _ = try MSALPublicClientApplication(configuration: configuration)
         XCTAssertNil(store.storedKey, "the store is not asked")
     }

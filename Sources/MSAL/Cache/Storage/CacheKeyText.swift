@@ -4,18 +4,25 @@ import MSALNative
 /// Reading a cache key that someone provisioned as a file: 32 bytes raw, as base64 (standard or
 /// URL alphabet, padded or not) or as 64 hexadecimal digits, with one trailing line feed allowed.
 enum CacheKeyText {
-    /// The key in `bytes`, or `nil` when they are none of the three forms.
+    /// The key in `bytes`, or `nil` when they are none of the three forms or not 32 bytes long.
     static func key(from bytes: [UInt8]) -> [UInt8]? {
+        decoded(from: bytes).flatMap { $0.count == 32 ? $0 : nil }
+    }
+
+    /// The bytes `bytes` hold in one of the three forms, whatever their number (for a message that
+    /// says how long a key of the wrong length is): 32 bytes are taken raw; text (one trailing
+    /// line feed allowed) of an even number of hexadecimal digits as hex, else as base64. `nil`
+    /// when they are none of the forms.
+    static func decoded(from bytes: [UInt8]) -> [UInt8]? {
         if bytes.count == 32 { return bytes }
         var text = bytes
         if text.last == 0x0A { text.removeLast() }
         if text.last == 0x0D { text.removeLast() }
         guard !text.isEmpty, text.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         let string = String(decoding: text, as: UTF8.self)
-        if text.count == 64, let hex = hexBytes(string) { return hex }
+        if text.count.isMultiple(of: 2), let hex = hexBytes(string) { return hex }
         let urlAlphabet = string.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        if let decoded = Base64URL.decode(urlAlphabet), decoded.count == 32 { return decoded }
-        return nil
+        return Base64URL.decode(urlAlphabet)
     }
 
     private static func hexBytes(_ text: String) -> [UInt8]? {
