@@ -88,7 +88,12 @@ public final class MSALSystemdCredentialKeyStore: MSALCacheKeyStore {
         } catch {
             throw CacheStorageError.keyStoreFailed(store: storeDescription, reason: "\(error)").error
         }
-        guard let bytes else { return nil }
+        guard let bytes else {
+            if case .refuse(let reason) = CredentialPathDecision.decide(path: path) {
+                throw CacheStorageError.keyStoreFailed(store: storeDescription, reason: reason).error
+            }
+            return nil
+        }
         guard let key = CacheKeyText.decoded(from: bytes) else {
             throw CacheStorageError.keyStoreFailed(
                 store: storeDescription,

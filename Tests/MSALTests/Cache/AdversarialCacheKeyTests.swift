@@ -132,6 +132,47 @@ final class AdversarialCacheKeyTests: XCTestCase {
         }
     }
 
+    /// What sits at a credential's path when no regular file can be read there.
+    func testTheCauseWhenNoCredentialFileCanBeRead() {
+        let path = "/run/credentials/x.service/msal-cache-key"
+        XCTAssertEqual(
+            CredentialPathDecision.decide(path: path, kind: nil, linkTarget: nil, targetExists: false), .absent)
+        XCTAssertEqual(
+            CredentialPathDecision.decide(path: path, kind: .fifo, linkTarget: nil, targetExists: false),
+            .refuse("the credential \(path) is a FIFO (named pipe), not a regular file"))
+        XCTAssertEqual(
+            CredentialPathDecision.decide(path: path, kind: .directory, linkTarget: nil, targetExists: false),
+            .refuse("the credential \(path) is a directory, not a regular file"))
+        XCTAssertEqual(
+            CredentialPathDecision.decide(path: path, kind: .symbolicLink, linkTarget: "/gone", targetExists: false),
+            .refuse("the credential \(path) is a symbolic link to /gone, which does not exist (a dangling link)"))
+        XCTAssertEqual(
+            CredentialPathDecision.decide(path: path, kind: .symbolicLink, linkTarget: "/etc/key", targetExists: true),
+            .refuse(
+                "the credential \(path) is a symbolic link to /etc/key; a credential is read from a regular file "
+                    + "only, never through a link (systemd makes regular files)"))
+    }
+
+    /// A FIFO (which must not block the read) and a dangling link at the credential's path:
+    /// errors naming the path and the cause, not "the service has no credential".
+    func testAFIFOOrADanglingLinkAtTheCredentialIsNamedAsSuch() throws {
+        let fifo = folder.appendingPathComponent("fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let link = folder.appendingPathComponent("dangling").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder.path + "/gone")
+        for (name, cause) in [
+            ("fifo", "\(fifo) is a FIFO (named pipe), not a regular file"),
+            ("dangling", "\(link) is a symbolic link to \(folder.path)/gone, which does not exist"),
+        ] {
+            let store = MSALSystemdCredentialKeyStore(credentialName: name, directory: folder.path)
+            XCTAssertThrowsError(try store.loadKey(), name) { error in
+                let description = (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? ""
+                XCTAssertTrue(description.contains(cause), description)
+                XCTAssertFalse(description.contains("has no credential"), description)
+            }
+        }
+    }
+
     private func writeCredential(_ name: String, _ contents: [UInt8], mode: mode_t = 0o400) throws {
         let path = folder.appendingPathComponent(name).path
         try Data(contents).write(to: URL(fileURLWithPath: path))

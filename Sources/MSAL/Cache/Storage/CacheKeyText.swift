@@ -60,3 +60,41 @@ enum CacheKeyText {
 struct CacheKeyTextError: Error, CustomStringConvertible {
     var description: String
 }
+
+/// What to say when no regular file could be read at a credential's path (it is opened without
+/// following a link, and never waits on a FIFO): nothing there is "no credential"; anything else
+/// is named, with the path, so that a FIFO or a dangling link is not mistaken for a service
+/// without its credential.
+enum CredentialPathDecision: Equatable, Sendable {
+    /// Nothing at the path: the service has no such credential.
+    case absent
+    /// Something that is no credential file; the reason, naming the path.
+    case refuse(String)
+
+    /// `kind`: what is at `path`, not following a link (`nil`: nothing); `linkTarget` and
+    /// `targetExists`: where a link points, and whether something is there.
+    static func decide(path: String, kind: FileKind?, linkTarget: String?, targetExists: Bool)
+        -> CredentialPathDecision
+    {
+        guard let kind else { return .absent }
+        guard kind == .symbolicLink else {
+            return .refuse("the credential \(path) is \(kind.phrase), not a regular file")
+        }
+        let target = linkTarget ?? "?"
+        guard targetExists else {
+            return .refuse(
+                "the credential \(path) is a symbolic link to \(target), which does not exist (a dangling link)")
+        }
+        return .refuse(
+            "the credential \(path) is a symbolic link to \(target); a credential is read from a regular file only, "
+                + "never through a link (systemd makes regular files)")
+    }
+
+    /// The decision for what is at `path` now.
+    static func decide(path: String) -> CredentialPathDecision {
+        let kind = (try? FileSystem.linkStatus(path))?.kind
+        let target = kind == .symbolicLink ? (try? FileSystem.linkTarget(path)) ?? nil : nil
+        let exists = kind == .symbolicLink && (try? FileSystem.status(path)) != nil
+        return decide(path: path, kind: kind, linkTarget: target, targetExists: exists)
+    }
+}
