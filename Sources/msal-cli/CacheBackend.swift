@@ -109,6 +109,17 @@ struct CacheBackendDecision: Equatable, Sendable {
                             + "available here\(reasons(facts)). Nothing was changed: run msal where that store is "
                             + "available (or choose it with --cache-backend), or remove the file and sign in again"))
             }
+            if let previous = facts.previous, previous != .plaintext,
+                case .unavailable(let reason)? = facts.probes[previous]
+            {
+                // The store that holds the key fails here (a locked keyring, a broken
+                // credential): its own reason, not what another store would do.
+                return .init(
+                    outcome: .refuse(
+                        "the token cache \(facts.path) is encrypted with the key kept in \(previous.words), which "
+                            + "cannot be used here: \(reason). Nothing was changed: fix that, or remove the file and "
+                            + "sign in again"))
+            }
             if let previous = facts.previous, previous != chosen, previous != .plaintext {
                 return .init(
                     outcome: .refuse(
@@ -225,6 +236,9 @@ enum CacheBackendSelection {
             throw CommandFailure(message: message, code: .failure)
         case .use(let backend):
             cacheConfig.encryptionKeyStore = stores.store(backend)
+            if backend == .systemdCredential, let warning = stores.credential.exposureWarning() {
+                Console.error("msal: warning: " + warning)
+            }
             return Applied(unprobed: backend != .plaintext && needed.isEmpty) {
                 if let notice = decision.notice { Console.error(notice) }
                 // Remembered when the command ends, and only beside a cache folder that exists:

@@ -48,6 +48,9 @@ enum DoctorCommand {
             var exists: Bool
             var mode: String?
             var storage: String
+            /// What the symbolic link at `path` points to (the end of its chain), when it is one:
+            /// the file the cache is written to, and its lock and temporary files beside it.
+            var link: String?
         }
         struct KeyStore: Codable {
             var store: String
@@ -128,7 +131,8 @@ enum DoctorCommand {
         let findings = Self.findings(
             CacheBackendDecision.decide(facts).outcome, probes: probes, fileIsPlaintext: Self.isPlaintext(path),
             fileIsEncrypted: facts.fileIsEncrypted)
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        let link = Self.linkTarget(path)
+        let attributes = try? FileManager.default.attributesOfItem(atPath: link ?? path)
         let mode = (attributes?[.posixPermissions] as? NSNumber).map { "0" + String($0.intValue, radix: 8) }
         let keyStores = probes.map { backend, probe in
             let problem: String? =
@@ -161,10 +165,23 @@ enum DoctorCommand {
         }
         return Report(
             version: LibraryInfo.version,
-            cache: .init(path: path, exists: attributes != nil, mode: mode, storage: findings.storage),
+            cache: .init(path: path, exists: attributes != nil, mode: mode, storage: findings.storage, link: link),
             keyStores: keyStores, advice: findings.advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
             proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
+    }
+
+    /// The end of the chain of symbolic links at `path` (relative links resolved against their
+    /// folder), or `nil` when `path` is no link.
+    static func linkTarget(_ path: String) -> String? {
+        var current = path
+        for _ in 0..<40 {
+            guard let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
+                return current == path ? nil : current
+            }
+            current = next.hasPrefix("/") ? next : (current as NSString).deletingLastPathComponent + "/" + next
+        }
+        return current
     }
 
     /// Whether the file at `path` exists and is not encrypted.
@@ -234,6 +251,12 @@ enum DoctorCommand {
         Console.line(
             "cache: \(cache.path) (\(cache.exists ? "mode \(cache.mode ?? "?")" : "not created yet")), kept as the "
                 + cache.storage)
+        if let link = cache.link {
+            Console.line(
+                "cache: \(cache.path) is a symbolic link to \(link): the cache is written there, with its lock "
+                    + "and temporary files beside it (never in a folder of another user), and never over a file that "
+                    + "is not a token cache")
+        }
         for store in report.keyStores {
             let state = store.available ? (store.active ? "in use" : "works here") : "not available"
             Console.line("key store: \(store.store): \(state)" + (store.problem.map { ": \($0)" } ?? ""))

@@ -125,15 +125,15 @@ enum RestCommand {
         }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), url.host != nil,
             scheme == "https" || scheme == "http"
-        else { throw UsageError(description: "'\(text)' is not an https URL", command: "rest") }
+        else { throw UsageError(description: "'\(shown(text))' is not an https URL", command: "rest") }
         if scheme == "http" {
             guard ["127.0.0.1", "[::1]", "::1", "localhost"].contains(url.host?.lowercased() ?? "") else {
                 throw UsageError(
-                    description: "'\(text)' is plain http: the token is sent over https only", command: "rest")
+                    description: "'\(shown(text))' is plain http: the token is sent over https only", command: "rest")
             }
             guard arguments.flag("allow-loopback-http") else {
                 throw UsageError(
-                    description: "'\(text)' is plain http: the token is sent over https only "
+                    description: "'\(shown(text))' is plain http: the token is sent over https only "
                         + "(--allow-loopback-http for a server on this machine)", command: "rest")
             }
         }
@@ -262,6 +262,34 @@ enum RestCommand {
         return nil
     }
 
+    /// A URL as `msal` prints it: scheme, host and path as given, every value of the query and
+    /// fragment replaced by `...` (query strings are personal data: SAS signatures, codes), the
+    /// names kept so that the user recognises the URL.
+    static func shown(_ url: String) -> String {
+        guard let start = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
+        var result = String(url[..<start])
+        var segment = ""
+        func flush() {
+            guard !segment.isEmpty else { return }
+            if let equals = segment.firstIndex(of: "=") {
+                result += segment[...equals] + "..."
+            } else {
+                result += "..."
+            }
+            segment = ""
+        }
+        for character in url[start...] {
+            if "?#&;".contains(character) {
+                flush()
+                result.append(character)
+            } else {
+                segment.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
     /// The status line (and, for a refusal, the challenge's error) on standard error.
     private static func report(_ response: MSALProtectedResourceResponse, code: ExitCode, answeredOnce: Bool) {
         Console.error("HTTP \(response.statusCode)")
@@ -273,7 +301,7 @@ enum RestCommand {
         if response.statusCode == 401, answeredOnce, response.challenge?.isClaimsChallenge == true {
             Console.error("msal: the API refused the token with the claims too (\(reason)); not trying again")
         } else if (300...399).contains(response.statusCode) {
-            let location = response.headerValues("Location").first ?? "?"
+            let location = shown(response.headerValues("Location").first ?? "?")
             Console.error("msal: the API redirects to \(location); redirections are not followed with a token")
         } else if !reason.isEmpty {
             Console.error("msal: the API refused the call: \(reason)")

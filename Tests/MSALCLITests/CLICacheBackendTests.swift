@@ -251,7 +251,7 @@ final class CLICacheBackendTests: XCTestCase {
         // file encrypted with Bob still in it.
         let credentials = environment.directory.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
-        try Data(repeating: 9, count: 32).base64EncodedData().write(
+        try Data((0..<32).map { UInt8($0 * 7 + 9) }).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
         // (Chosen by name: the kernel keyring, preferred to it, may work on this machine.)
         let service = ["CREDENTIALS_DIRECTORY": credentials.path, "MSAL_CACHE_BACKEND": "systemd-credential"]

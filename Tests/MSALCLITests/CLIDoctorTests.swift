@@ -89,7 +89,7 @@ final class CLIDoctorTests: XCTestCase {
         // With the credential provisioned, it is the key store the tool uses (CacheBackendDecision).
         let credentials = environment.directory.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
-        try Data(repeating: 7, count: 32).base64EncodedData().write(
+        try Data((0..<32).map { UInt8($0 * 7 + 7) }).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
         let before = try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile))
         let provisioned = try doctorJSON(
@@ -113,7 +113,7 @@ final class CLIDoctorTests: XCTestCase {
     func testEachKeyStoreIsProbedOnceTheOneInUseToo() throws {
         let credentials = environment.directory.appendingPathComponent("credentials")
         try FileManager.default.createDirectory(at: credentials, withIntermediateDirectories: true)
-        try Data(repeating: 7, count: 32).base64EncodedData().write(
+        try Data((0..<32).map { UInt8($0 * 7 + 7) }).base64EncodedData().write(
             to: credentials.appendingPathComponent("msal-cache-key"))
         // A probe of the systemd credential store reads the credential: each open is one probe.
         for backend in ["systemd-credential", "plaintext"] {

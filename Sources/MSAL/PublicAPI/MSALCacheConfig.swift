@@ -62,7 +62,9 @@ public final class MSALCacheConfig: @unchecked Sendable {
     /// holding no plaintext. A file that does not open with this key is left untouched and the
     /// cache calls fail with an error that says so. A plaintext file found while a key is set is
     /// read and re-written encrypted on the next change. Default `nil` (plaintext, like MSAL
-    /// Python; the file's permissions protect it).
+    /// Python; the file's permissions protect it). A key that is not 32 random bytes (every byte
+    /// the same, as in `Data(count: 32)`, or fewer than 16 distinct byte values) fails the
+    /// application's creation.
     public var encryptionKey: Data? {
         get { values.withLock { $0.encryptionKey } }
         set { values.withLock { $0.encryptionKey = newValue } }

@@ -1,4 +1,5 @@
 public import Foundation
+import MSALNative
 
 /// A place outside the cache file that keeps the token cache's AES-256-GCM key: a keyring, a
 /// service's credential, a vault. Set it on ``MSALCacheConfig/encryptionKeyStore``; the file then
@@ -19,7 +20,8 @@ public import Foundation
 public protocol MSALCacheKeyStore: AnyObject, Sendable {
     /// The store and the key's name in it, for messages: "kernel keyring @u, key msal:cache".
     var storeDescription: String { get }
-    /// The stored key, or `nil` when the store holds none. A key that is not 32 bytes fails the
+    /// The stored key, or `nil` when the store holds none. A key that is not 32 random bytes (of
+    /// another length, every byte the same, or fewer than 16 distinct byte values) fails the
     /// application's creation with an error naming the store.
     func loadKey() throws -> Data?
     /// Keeps `key` (32 random bytes), replacing any key of that name.
@@ -79,21 +81,60 @@ public final class MSALSystemdCredentialKeyStore: MSALCacheKeyStore {
                 store: storeDescription, reason: "a credential name is a file name, without '/'"
             ).error
         }
-        let path = directory.hasSuffix("/") ? directory + credentialName : directory + "/" + credentialName
+        let path = credentialPath(in: directory)
         let bytes: [UInt8]?
         do {
             bytes = try CacheKeyText.readCredential(path)
         } catch {
             throw CacheStorageError.keyStoreFailed(store: storeDescription, reason: "\(error)").error
         }
-        guard let bytes else { return nil }
-        guard let key = CacheKeyText.key(from: bytes) else {
+        guard let bytes else {
+            if case .refuse(let reason) = CredentialPathDecision.decide(path: path) {
+                throw CacheStorageError.keyStoreFailed(store: storeDescription, reason: reason).error
+            }
+            return nil
+        }
+        guard let key = CacheKeyText.decoded(from: bytes) else {
             throw CacheStorageError.keyStoreFailed(
                 store: storeDescription,
                 reason: "the credential holds \(bytes.count) bytes that are not a 32-byte key (raw, base64 or hex)"
             ).error
         }
+        if let problem = CacheKeyCheck.problem(key) {
+            throw CacheStorageError.keyStoreFailed(
+                store: storeDescription, reason: "the credential \(path) is not a usable key: \(problem)"
+            ).error
+        }
+        if let mode = exposedMode(path) {
+            Log.warning(
+                "Token cache: the systemd credential \(credentialName) (\(pii: path)) is readable by its group or other users (mode \(mode)): whoever can read it can decrypt the token cache. Make it readable by the service alone (chmod 0400)."
+            )
+        }
         return Data(key)
+    }
+
+    /// A warning for people when the credential's file can be read by its group or by other users
+    /// (its mode allows it): whoever reads it can decrypt the token cache. `nil` when only its
+    /// owner can read it, or when there is no credential to read.
+    public func exposureWarning() -> String? {
+        guard let directory, directory.hasPrefix("/") else { return nil }
+        let path = credentialPath(in: directory)
+        guard let mode = exposedMode(path) else { return nil }
+        return "the systemd credential \(credentialName) (\(path)) is readable by its group or other users "
+            + "(mode \(mode)): whoever can read it can decrypt the token cache. Make it readable by the service "
+            + "alone (chmod 0400, or LoadCredentialEncrypted=, whose files systemd makes 0400)"
+    }
+
+    private func credentialPath(in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + credentialName : directory + "/" + credentialName
+    }
+
+    /// The mode of the regular file at `path` ("0644") when its group or others may read it.
+    private func exposedMode(_ path: String) -> String? {
+        guard let status = try? FileSystem.linkStatus(path), status.kind == .regular,
+            status.permissions & 0o044 != 0
+        else { return nil }
+        return "0" + String(status.permissions, radix: 8)
     }
 
     /// Reads the credential; a service without it fails as its application's creation would.

@@ -12,13 +12,11 @@ extension MSALCacheStorage {
     ///
     /// - Returns: `true` when a plaintext document was encrypted; `false` when the storage holds
     ///   nothing or an encrypted document (nothing is changed).
-    /// - Throws: an `MSALErrorDomain` error when `key` is not 32 bytes, the document is not a
+    /// - Throws: an `MSALErrorDomain` error when `key` is no usable key (32 random bytes), the document is not a
     ///   token cache, another writer saved in between (run it again), or the storage fails.
     public func encryptPlaintextDocument(with key: Data) throws -> Bool {
-        guard key.count == 32 else {
-            throw MSALErrors.make(
-                .internalErrorInvalidParameter,
-                "The cache encryption key must be 32 bytes (AES-256); it has \(key.count).")
+        if let problem = CacheKeyCheck.problem([UInt8](key)) {
+            throw MSALErrors.make(.internalErrorInvalidParameter, "The cache encryption key is unusable: \(problem).")
         }
         let versioned = self as? any MSALSharedCacheStorage
         let data: Data?

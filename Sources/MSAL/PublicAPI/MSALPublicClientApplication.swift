@@ -17,7 +17,7 @@ public final class MSALPublicClientApplication: Sendable {
     ///
     /// - Throws: -50000 with internal -42000 when the client id is empty, the authority uses
     ///   `http` without being a known loopback authority, the redirect URI cannot work, or the
-    ///   cache encryption key is not 32 bytes.
+    ///   cache encryption key is not 32 random bytes (``MSALCacheConfig/encryptionKey``).
     public convenience init(configuration: MSALPublicClientApplicationConfig) throws {
         try self.init(configuration: configuration, now: nil)
     }
@@ -40,10 +40,10 @@ public final class MSALPublicClientApplication: Sendable {
         if let redirectUri = values.redirectUri, !values.bypassRedirectURIValidation {
             _ = try RedirectURI(validating: redirectUri, customWebview: true)
         }
-        if let key = values.cacheConfig.encryptionKey, key.count != 32 {
+        if let key = values.cacheConfig.encryptionKey, let problem = CacheKeyCheck.problem([UInt8](key)) {
             throw MSALErrors.make(
                 .internalErrorInvalidParameter,
-                "cacheConfig.encryptionKey must be 32 bytes (AES-256); it has \(key.count). "
+                "cacheConfig.encryptionKey must be 32 random bytes (AES-256): \(problem). "
                     + "Generate 32 random bytes once and keep them in your secret store.")
         }
         try values.cacheConfig.resolveStoreKey()

@@ -80,9 +80,11 @@ struct LogMessage: ExpressibleByStringInterpolation, Sendable {
             parts.append(contentsOf: Redaction.parts(of: value))
         }
 
-        /// A URL whose query and fragment may contain secrets or personal data.
+        /// A URL whose query and fragment are personal data (SAS signatures, codes): each value
+        /// is masked unless personal data may be logged (``Redaction/urlParts(of:)``).
         mutating func appendInterpolation(redacting url: URL?) {
-            appendInterpolation(redacting: url?.absoluteString)
+            guard let url else { return parts.append(.text("(nil)")) }
+            parts.append(contentsOf: Redaction.urlParts(of: url.absoluteString))
         }
     }
 

@@ -34,14 +34,65 @@ enum Redaction {
         LogMessage(parts: parts(of: text)).render(masking: .maskAllPII, piiEnabled: false).text
     }
 
-    /// A URL with the sensitive values of its query and fragment (and any password) masked.
+    /// A URL with every value of its query and fragment (and any password) masked: query strings
+    /// are personal data (SAS signatures, codes, search terms).
     static func url(_ url: String) -> String {
-        text(url)
+        LogMessage(parts: urlParts(of: url)).render(masking: .maskAllPII, piiEnabled: false).text
     }
 
-    /// A URL with the sensitive values of its query and fragment (and any password) masked.
+    /// A URL with every value of its query and fragment (and any password) masked.
     static func url(_ url: URL) -> String {
-        text(url.absoluteString)
+        self.url(url.absoluteString)
+    }
+
+    /// OAuth and OpenID Connect parameters whose values are neither personal nor secret (what a
+    /// sign-in asks for and how), shown in URLs so that logs can be read; any other query value
+    /// is personal data.
+    static let protocolKeys: Set<String> = [
+        "client_id", "response_type", "response_mode", "redirect_uri", "scope", "state", "session_state",
+        "code_challenge", "code_challenge_method", "prompt", "nonce", "x-client-sku", "x-client-ver",
+        "x-client-os", "x-client-cpu", "client-request-id", "return-client-request-id", "api-version",
+    ]
+
+    /// A URL split for ``LogMessage``: the scheme, host and path as text (a user-info password
+    /// marked secret), then each value of the query and fragment marked personal, or secret when
+    /// its name is one of a secret (`code`, `sig`, ...), or shown for ``protocolKeys``; the names
+    /// and separators as text. A part without `=` is a value.
+    static func urlParts(of url: String) -> [LogMessage.Part] {
+        guard let start = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return parts(of: url) }
+        var result = parts(of: String(url[..<start]))
+        var segment = ""
+        func flush() {
+            guard !segment.isEmpty else { return }
+            if let equals = segment.firstIndex(of: "=") {
+                let name = String(segment[..<equals])
+                let value = String(segment[segment.index(after: equals)...])
+                result.append(.text(name + "="))
+                if !value.isEmpty {
+                    let lowered = name.lowercased()
+                    if kind(ofKey: name) == .secret || lowered == "sig" {
+                        result.append(.secret(value))
+                    } else if protocolKeys.contains(lowered) {
+                        result.append(.text(value))
+                    } else {
+                        result.append(kind(ofKey: name) == .euii ? .euii(value) : .pii(value))
+                    }
+                }
+            } else {
+                result.append(.pii(segment))
+            }
+            segment = ""
+        }
+        for character in url[start...] {
+            if character == "?" || character == "#" || character == "&" || character == ";" {
+                flush()
+                result.append(.text(String(character)))
+            } else {
+                segment.append(character)
+            }
+        }
+        flush()
+        return result
     }
 
     /// An `application/x-www-form-urlencoded` body with the sensitive values masked.

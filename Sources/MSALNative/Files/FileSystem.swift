@@ -125,6 +125,9 @@ package enum FileSystem {
         return kill(pid, 0) == 0 || errno == EPERM
     }
 
+    /// This process's effective user id (the owner of the files it creates).
+    package static var currentUserID: UInt32 { UInt32(geteuid()) }
+
     /// This process's id.
     package static var currentProcessID: Int32 { getpid() }
 

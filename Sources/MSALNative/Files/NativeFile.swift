@@ -44,6 +44,8 @@ package struct FileStatus: Sendable, Equatable {
     package var kind: FileKind
     /// The permission bits (`st_mode & 0o7777`).
     package var permissions: UInt32
+    /// The owner's user id.
+    package var owner: UInt32
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -53,6 +55,7 @@ package struct FileStatus: Sendable, Equatable {
         changedNanoseconds = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
         kind = FileKind(mode: info.st_mode)
         permissions = UInt32(info.st_mode) & 0o7777
+        owner = UInt32(info.st_uid)
     }
 
     /// Whether `other` is the same file (device and inode), whatever its contents.

@@ -350,7 +350,8 @@ final class AdversarialCacheFileTests: AdversarialCacheCase {
     /// PII logging off (the default): in the error it returns, or in a log line at warning level
     /// (or above).
     func testQuarantineOfACorruptFileIsLoggedAtWarningWithTheNewPath() throws {
-        try Data("not json at all".utf8).write(to: cacheFile)
+        // Ours, damaged (a file that is not a token cache at all is refused, never moved).
+        try Data("{\"Account\": {}, \"AccessToken\": {\"k\": 1}}} garbage".utf8).write(to: cacheFile)
         let app = try makeApp()
         var reports: [String] = []
         do {

@@ -97,7 +97,9 @@ final class CacheStorageTests: XCTestCase {
 
     func testCorruptAndTruncatedFilesAreQuarantined() throws {
         let truncated = String(CacheFixtures.pythonDocument.prefix(700))
-        for (index, text) in ["this is not JSON", truncated, "{\"AccessToken\": [1,"].enumerated() {
+        // A file that is not a token cache at all is refused instead (AdversarialCacheFileOwnershipTests).
+        let crashed = String(repeating: "\u{0}", count: 512)
+        for (index, text) in [crashed, truncated, "{\"AccessToken\": [1,"].enumerated() {
             let path = folder.appendingPathComponent("cache\(index).json").path
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             let cache = fileCache(path)

@@ -86,10 +86,69 @@ struct CacheFile: Sendable {
         }
         let fingerprint = FileFingerprint(status)
         if status.size == 0 { return .emptyFile(fingerprint) }
+        let head: [UInt8]
+        do {
+            head = try file.read(at: 0, count: CacheFileOwnership.headBytes)
+        } catch {
+            throw CacheStorageError.file(error, "read the cache file")
+        }
+        if case .notACache(let found) = CacheFileOwnership.judge(head: head) {
+            throw CacheStorageError.notATokenCache(path: path, target: linkTarget, found: found)
+        }
         do {
             return .document(try read(file, size: Int(status.size)), fingerprint)
         } catch let corrupt as CacheDocumentCodec.Corrupt {
+            let judged = CacheFileOwnership.judgeDamage(head: head, faultOffset: corrupt.offset, size: Int(status.size))
+            if case .notACache(let found) = judged {
+                throw CacheStorageError.notATokenCache(path: path, target: linkTarget, found: found)
+            }
             return .corrupt(corrupt, fingerprint)
+        }
+    }
+
+    /// The file a symbolic link at ``path`` points to (the end of its chain); `nil` when ``path``
+    /// is no link.
+    var linkTarget: String? {
+        guard let target = try? writeTarget(), target != path else { return nil }
+        return target
+    }
+
+    /// Whether a write may make its lock and temporary files beside `target`
+    /// (``CacheLinkTargetDecision``): always when ``path`` is no link, else only in a folder this
+    /// user owns (the nearest existing one when the target's folder is missing).
+    func mayWriteBeside(_ target: String) -> Bool {
+        var folder = FileSystem.folder(of: target)
+        var owner: UInt32?
+        while true {
+            if let status = try? FileSystem.status(folder) {
+                owner = status.owner
+                break
+            }
+            let parent = FileSystem.folder(of: folder)
+            if parent == folder { break }
+            folder = parent
+        }
+        let decision = CacheLinkTargetDecision.decide(
+            isLink: target != path, folderOwner: owner, user: FileSystem.currentUserID)
+        return decision == .allow
+    }
+
+    /// Refuses a write before anything is made beside `target` (``writeTarget()``): through a link
+    /// into a folder of another user, or over a file that is not a token cache
+    /// (``CacheFileOwnership``, judged from its first bytes; a document that starts as one is
+    /// judged again when read under the locks).
+    func checkOwnership(_ target: String) throws(CacheStorageError) {
+        if !mayWriteBeside(target) {
+            throw .linkIntoForeignFolder(path: path, target: target, folder: FileSystem.folder(of: target))
+        }
+        let head: [UInt8]?
+        do {
+            head = try FileSystem.readSmallFile(target, limit: CacheFileOwnership.headBytes)
+        } catch {
+            throw .file(error, "read the cache file")
+        }
+        if let head, case .notACache(let found) = CacheFileOwnership.judge(head: head) {
+            throw .notATokenCache(path: path, target: target != path ? target : nil, found: found)
         }
     }
 
@@ -241,6 +300,8 @@ struct CacheFile: Sendable {
         fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
     ) {
         let target = try writeTarget()
+        try checkTarget(target)
+        try checkOwnership(target)
         try prepareFolder(for: target)
         return try save(contents, to: target) {}
     }

@@ -62,10 +62,10 @@ enum CacheKeyResolution {
             throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
         }
         guard let stored else { return nil }
-        guard stored.count == 32 else {
+        if let problem = CacheKeyCheck.problem([UInt8](stored)) {
             throw CacheStorageError.keyStoreFailed(
                 store: store.storeDescription,
-                reason: "it holds a key of \(stored.count) bytes, not 32 (AES-256); it was left untouched"
+                reason: "it holds a key that is not usable: \(problem); it was left untouched"
             ).error
         }
         return [UInt8](stored)

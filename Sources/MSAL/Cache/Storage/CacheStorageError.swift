@@ -17,6 +17,13 @@ enum CacheStorageError: Error {
     case changedUnderneath(path: String)
     /// The cache path names something other than a regular file (a FIFO, a device, a folder...).
     case notARegularFile(path: String, kind: FileKind)
+    /// The cache path names a regular file that is not a token cache (a shell script that a
+    /// mistyped path or a symbolic link names): never renamed, replaced or written. `target`: the
+    /// file a link at `path` points to; `found`: what it is, in words (``CacheFileOwnership``).
+    case notATokenCache(path: String, target: String?, found: String)
+    /// The cache path is a symbolic link into a folder this user does not own: no lock or
+    /// temporary file is made there (``CacheLinkTargetDecision``).
+    case linkIntoForeignFolder(path: String, target: String, folder: String)
     /// A write is needed and this process cannot write in the cache's folder.
     case notWritable(path: String, folder: String, reason: String)
     /// A lock file name is a symbolic link (planted, never followed) or not a regular file.
@@ -94,6 +101,21 @@ enum CacheStorageError: Error {
                 "The token cache path \(path) is \(kind.phrase), not a regular file. It was left untouched and "
                     + "nothing was read from or written to it. Point cacheConfig.cacheFileURL at a regular file "
                     + "(or a symbolic link to one), or remove what is there.")
+        case .notATokenCache(let path, let target, let found):
+            let link = target.map { " (a symbolic link to \($0))" } ?? ""
+            return MSALErrors.make(
+                .internal,
+                "The token cache path \(path)\(link) holds \(found): it is not a token cache; refusing to overwrite "
+                    + "it. It was left untouched: nothing was renamed, replaced or written, and nothing was created "
+                    + "beside it. Point cacheConfig.cacheFileURL (msal: --cache or MSAL_CACHE) at a token cache or at "
+                    + "a path where no file exists yet.")
+        case .linkIntoForeignFolder(let path, let target, let folder):
+            return MSALErrors.make(
+                .internal,
+                "The token cache path \(path) is a symbolic link to \(target), in the folder \(folder), which this "
+                    + "user does not own: the cache's lock and temporary files are never made there (another user "
+                    + "could plant or read them). Nothing was written. Keep the cache in a folder of this user, or "
+                    + "point cacheConfig.cacheFileURL at the file itself.")
         case .notWritable(let path, let folder, let reason):
             return MSALErrors.make(
                 .internal,

@@ -286,6 +286,7 @@ final class TokenCache: Sendable {
     ) throws -> Result {
         let target = try file.writeTarget()
         try file.checkTarget(target)
+        try file.checkOwnership(target)
         try file.prepareFolder(for: target)
         let locks = try CacheFileLocks(file, target: target, timeout: timeout)
         defer { withExtendedLifetime(locks) {} }
@@ -391,11 +392,12 @@ final class TokenCache: Sendable {
         case .emptyFile: seen = .emptyFile
         case .corrupt: seen = .corrupt
         }
-        let canLock = try underLocks || CacheFile.canWrite(besides: file.writeTarget())
+        let target = try file.writeTarget()
+        let canLock = underLocks || (CacheFile.canWrite(besides: target) && file.mayWriteBeside(target))
         let decision = CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock)
         switch (decision, loaded) {
         case (.readAgainUnderLocks, _):
-            let locks = try CacheFileLocks(file, target: try file.writeTarget(), timeout: lockTimeout)
+            let locks = try CacheFileLocks(file, target: target, timeout: lockTimeout)
             defer { withExtendedLifetime(locks) {} }
             try reload(file, &state, underLocks: true)
         case (.quarantine, .corrupt(let corrupt, _)):

@@ -1,0 +1,108 @@
+/// Whose the file at the cache path is, from its bytes: a token cache (ours, or another MSAL's),
+/// a token cache that is damaged, or a file of the user that is no token cache at all (a shell
+/// script a mistyped `--cache` or a link names). Only a damaged cache is moved aside; a file that
+/// is not a cache is never renamed, replaced or written.
+///
+/// What counts:
+/// - no bytes, or only white space (after a UTF-8 byte order mark): an empty cache, written on
+///   the first save;
+/// - this library's encrypted header (`MSALCACHE\0`): a cache (the key decides the rest);
+/// - a JSON object: a cache, also with members this library does not know (another MSAL wrote
+///   them; they are kept). When it does not parse, it is a damaged cache when the parse ran out
+///   at the end of the file (a writer killed half-way: MSAL for Python's extension truncates the
+///   file, then writes it in place), or when the bytes before the fault name a cache section
+///   (`"AccessToken"`, `"Account"`, ...) or a cache member (`"credential_type"`,
+///   `"home_account_id"`); otherwise (a JSON-with-comments settings file, say) it is not a cache;
+/// - only NUL bytes: a damaged cache (what a file system can leave of a file written just before
+///   a crash);
+/// - anything else (text that is not JSON, a JSON array, string, number or literal, binary data):
+///   not a token cache.
+enum CacheFileOwnership: Equatable, Sendable {
+    /// A token cache, or a file that may be one (its first bytes open a JSON object): read it.
+    case cache
+    /// A token cache that is damaged: moved aside (quarantine) under the locks.
+    case damagedCache
+    /// Not a token cache: refused, never touched. `found` says what it is, in words that quote
+    /// none of its bytes (a file a link names may hold secrets).
+    case notACache(found: String)
+
+    /// The bytes this judgement needs from the start of a file: the start of the document and,
+    /// for a document that fails to parse, the part before the fault that is searched for names
+    /// of the cache.
+    static let headBytes = 4096
+
+    /// The judgement from the first bytes of a file (at most ``headBytes``), before it is parsed.
+    /// ``cache`` means "read it to know".
+    static func judge(head: some Collection<UInt8>) -> CacheFileOwnership {
+        let bytes = Array(head.starts(with: byteOrderMark) ? head.dropFirst(3) : head.dropFirst(0))
+        if bytes.starts(with: encryptedHeader) { return .cache }
+        guard let first = bytes.first(where: { !isWhiteSpace($0) }) else { return .cache }
+        if bytes.allSatisfy({ $0 == 0 || isWhiteSpace($0) }) { return .damagedCache }
+        switch first {
+        case UInt8(ascii: "{"): return .cache
+        case UInt8(ascii: "["): return .notACache(found: "a JSON array")
+        case UInt8(ascii: "\""): return .notACache(found: "a JSON string")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .notACache(found: "a number")
+        default:
+            let text = bytes.prefix(512).allSatisfy { isWhiteSpace($0) || ($0 >= 0x20 && $0 != 0x7F) }
+            return .notACache(found: text ? "text that is not JSON" : "binary data")
+        }
+    }
+
+    /// The judgement of a file whose document did not parse: `head` its first bytes (at most
+    /// ``headBytes``), `faultOffset` where the parse failed, `size` the file's size.
+    static func judgeDamage(head: some Collection<UInt8>, faultOffset: Int, size: Int) -> CacheFileOwnership {
+        let first = judge(head: head)
+        guard first == .cache else { return first }
+        if CacheEncryption.isEncrypted(Array(head.prefix(CacheEncryption.header.count))) { return .damagedCache }
+        // Ran out at the end, or only white space after the fault: cut short.
+        let tail = Array(head.dropFirst(max(0, faultOffset)))
+        if faultOffset >= size || (faultOffset + tail.count >= size && tail.allSatisfy(isWhiteSpace)) {
+            return .damagedCache
+        }
+        let before = Array(head.prefix(max(0, faultOffset)))
+        if cacheNames.contains(where: { contains(before, $0) }) { return .damagedCache }
+        return .notACache(found: "a JSON document that does not parse and names nothing of a token cache")
+    }
+
+    /// Quoted names whose presence before a fault shows the file was a token cache.
+    static let cacheNames: [[UInt8]] =
+        CacheSection.allCases.map { section in
+            Array("\"\(section.name)\"".utf8)
+        } + ["\"credential_type\"", "\"home_account_id\"", "\"MSALDiscovery\""].map { Array($0.utf8) }
+
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+    private static let encryptedHeader: [UInt8] = Array("MSALCACHE".utf8) + [0]
+
+    private static func isWhiteSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= bytes.count, let first = needle.first else { return false }
+        var index = 0
+        while index + needle.count <= bytes.count {
+            if bytes[index] == first && bytes[index..<index + needle.count].elementsEqual(needle) { return true }
+            index += 1
+        }
+        return false
+    }
+}
+
+/// Whether a write may create the cache's lock and temporary files beside the file a symbolic
+/// link at the cache path points to: only in a folder this user owns. In a folder of another
+/// user (or a world-writable one of root's, such as `/tmp`, for a user other than root) another
+/// user could plant those files or read them, so the write is refused instead. A cache path that
+/// is no link is where the app (or the user) chose to keep the cache, and is used as it is.
+enum CacheLinkTargetDecision: Equatable, Sendable {
+    case allow
+    case refuse
+
+    /// `isLink`: whether the cache path is a symbolic link; `folderOwner`: the owner of the folder
+    /// of the link's target (of its nearest existing folder when missing); `user`: this process's
+    /// effective user id.
+    static func decide(isLink: Bool, folderOwner: UInt32?, user: UInt32) -> CacheLinkTargetDecision {
+        guard isLink else { return .allow }
+        return folderOwner == user ? .allow : .refuse
+    }
+}
