@@ -25,7 +25,7 @@ public protocol MSALCacheStorage: AnyObject, Sendable {
     func save(_ data: Data) throws
 
     /// What this storage holds, as a name that is the same on every machine sharing it and
-    /// different for every other cache (``/MSALRedisCache/MSALRedisCacheStorage`` uses its
+    /// different for every other cache (`MSALRedisCacheStorage` of the `MSALRedisCache` product uses its
     /// cache name). With ``MSALCacheConfig/encryptionKey`` set, the encrypted document is bound
     /// to it: a document copied from another cache does not decrypt. The default is `""`.
     var cacheIdentity: String { get }
