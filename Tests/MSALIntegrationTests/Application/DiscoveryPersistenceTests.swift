@@ -70,7 +70,7 @@ final class ApplicationCreationTests: XCTestCase {
         shortKey.cacheConfig.encryptionKey = Data(repeating: 1, count: 16)
         XCTAssertThrowsError(try MSALPublicClientApplication(configuration: shortKey)) { error in
             XCTAssertEqual((error as NSError).userInfo[MSALInternalErrorCodeKey] as? Int, -42000)
-            XCTAssertTrue((error as NSError).localizedDescription.contains("32 bytes"))
+            XCTAssertTrue((error as NSError).localizedDescription.contains("16 bytes, not 32"))
         }
         let fragment = MSALPublicClientApplicationConfig(
             clientId: "c", redirectUri: "http://localhost#x", authority: nil)
