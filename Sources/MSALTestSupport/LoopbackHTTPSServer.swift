@@ -74,9 +74,13 @@ public final class LoopbackHTTPSServer: Sendable {
         self.baseURL = url
         self.certificate = served
         self.certificateAuthority = served.issuer
+        ownsAuthority = certificate == nil && certificateAuthority == nil
         self.core = LoopbackServerCore(listener: listener, tls: tls, handler: handler)
         core.start()
     }
+
+    /// Whether ``certificateAuthority`` was made by this server (none was given).
+    private let ownsAuthority: Bool
 
     deinit {
         core.stop()
@@ -92,8 +96,12 @@ public final class LoopbackHTTPSServer: Sendable {
     /// responses are abandoned, and every server thread has ended when it returns (normally in a
     /// few milliseconds; a handler that blocks in its own code is waited for up to 5 seconds).
     /// Idempotent; also done when the server is released. Do not call it from the handler.
+    ///
+    /// When the server made its own certificate authority, its certificate file (and folder under
+    /// the temporary directory) is removed too: nothing the server made outlives `stop()`.
     public func stop() {
         core.stop()
+        if ownsAuthority { certificateAuthority.removeCertificateFile() }
     }
 
     private static func defaultCertificate(

@@ -69,6 +69,12 @@ public final class TestCertificateAuthority: Sendable {
     }
 
     deinit {
+        removeCertificateFile()
+    }
+
+    /// Removes ``certificateFile`` and its folder (a server that made this authority does it when
+    /// it stops); certificates can still be issued.
+    func removeCertificateFile() {
         try? FileManager.default.removeItem(atPath: directory)
     }
 

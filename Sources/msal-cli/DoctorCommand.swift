@@ -84,7 +84,7 @@ enum DoctorCommand {
         var keyStores: [KeyStore]
         var advice: String?
         var locks: [Lock]
-        var proxy: [String: String]
+        var proxy: ProxyVariables
         var caFile: String?
         var clock: Clock
 
@@ -168,7 +168,7 @@ enum DoctorCommand {
             cache: .init(path: path, exists: attributes != nil, mode: mode, storage: findings.storage, link: link),
             keyStores: keyStores, advice: findings.advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
-            proxy: Self.proxy(environment), caFile: options.caFile, clock: clock)
+            proxy: ProxyVariables(values: Self.proxy(environment)), caFile: options.caFile, clock: clock)
     }
 
     /// The end of the chain of symbolic links at `path` (relative links resolved against their
@@ -269,9 +269,10 @@ enum DoctorCommand {
         }
         Console.line(
             "proxy: "
-                + (report.proxy.isEmpty
+                + (report.proxy.values.isEmpty
                     ? "none (no https_proxy, all_proxy or no_proxy set)"
-                    : report.proxy.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")))
+                    : report.proxy.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                        separator: " ")))
         Console.line("ca file: \(report.caFile ?? "none: the system's certificate authorities")")
         let clock = report.clock
         if let skew = clock.skewSeconds {
@@ -335,5 +336,29 @@ enum CacheLockState {
     static func processName(_ pid: Int) -> String? {
         (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?.trimmingCharacters(
             in: .whitespacesAndNewlines)
+    }
+}
+
+/// The proxy variables `msal doctor` reports: in JSON an object of those set, or `null` when none
+/// is (the text output's "none"), so that a script tells "no proxy" from an empty setting.
+struct ProxyVariables: Codable {
+    var values: [String: String]
+
+    init(values: [String: String]) {
+        self.values = values
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        values = container.decodeNil() ? [:] : try container.decode([String: String].self)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if values.isEmpty {
+            try container.encodeNil()
+        } else {
+            try container.encode(values)
+        }
     }
 }

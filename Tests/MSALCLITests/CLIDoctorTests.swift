@@ -47,6 +47,16 @@ final class CLIDoctorTests: XCTestCase {
         XCTAssertEqual(text.errorOutput, "", "results on standard output")
     }
 
+    /// The JSON says what the text says: no proxy is `null` ("none"), not an empty object.
+    func testNoProxyIsNullInJSONAndTheVariablesWhenSet() throws {
+        let (_, none) = try doctorJSON(extra: ["https_proxy": "", "all_proxy": "", "no_proxy": ""])
+        XCTAssertTrue(none.keys.contains("proxy"))
+        XCTAssertTrue(none["proxy"] is NSNull, "\(none["proxy"] ?? "absent")")
+        XCTAssertTrue(try environment.run(["doctor"]).output.contains("proxy: none"))
+        let (_, set) = try doctorJSON(extra: ["https_proxy": "http://127.0.0.1:3128"])
+        XCTAssertEqual(set["proxy"] as? [String: String], ["https_proxy": "http://127.0.0.1:3128"])
+    }
+
     func testAnUnreachableAuthorityIsReportedNotFatal() throws {
         let result = try environment.run(
             ["doctor"], extra: ["MSAL_CONNECT_TO": "login.microsoftonline.com:443:127.0.0.1:1"])

@@ -71,10 +71,12 @@ public final class EntraEmulator: Sendable {
     }
 
     /// Stops the emulator: the port closes and every connection ends before it returns, and the
-    /// temporary cache folders it made are removed. Idempotent; also done when the emulator is
+    /// temporary folders it made (its CA certificate, cache folders) are removed. Idempotent; also done when the emulator is
     /// released.
     public func stop() {
         server.stop()
+        // The CA's certificate file, made by `start`: gone with the emulator's other files.
+        certificateAuthority.removeCertificateFile()
         for folder in temporaryFolders.withLock({ folders in
             defer { folders.removeAll() }
             return folders

@@ -104,4 +104,24 @@ final class EntraEmulatorServerTests: XCTestCase {
         }
         emulator.stop()
     }
+
+    /// `stop()` removes what `start` made: the CA certificate's folder under the temporary
+    /// directory is gone at once, not when the emulator is released (an XCTest case that kept
+    /// its emulator leaked a /tmp/swift-msal-ca-* folder per test).
+    func testStopRemovesTheCertificateFolderItMade() throws {
+        let emulator = try EmulatorHarness.makeEmulator()
+        let file = emulator.certificateAuthority.certificateFile
+        let folder = (file as NSString).deletingLastPathComponent
+        XCTAssertTrue((folder as NSString).lastPathComponent.hasPrefix("swift-msal-ca-"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file))
+        emulator.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder))
+        emulator.stop()
+
+        let server = try LoopbackHTTPSServer { _ in .respond(.text("ok")) }
+        let serverFolder = (server.certificateAuthority.certificateFile as NSString).deletingLastPathComponent
+        XCTAssertTrue(FileManager.default.fileExists(atPath: serverFolder))
+        server.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: serverFolder))
+    }
 }
