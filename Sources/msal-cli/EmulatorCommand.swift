@@ -11,13 +11,16 @@ enum EmulatorCommand {
             usage: msal emulator [--port N] [--client-id ID] [--redirect-uri URI[,URI...]]
                                  [--scopes "SCOPE ..."] [--user NAME[,NAME...]] [--env-file PATH]
                                  [--device-code-interval SECONDS] [--require-consent]
-                                 [--approve-device-codes]
+                                 [--approve-device-codes] [--access-token-lifetime SECONDS]
+                                 [--refresh-token-lifetime SECONDS]
 
             Runs the Microsoft Entra ID emulator (MSALTestSupport's EntraEmulator) on 127.0.0.1 over
             HTTPS with its own throwaway certificate authority, and prints its authorities, the CA
             file, the app, the host mapping and an environment block that points `msal` (or any
-            client) at it. Stops on Ctrl-C (SIGINT) or SIGTERM, exit code 0; the CA file and the
-            environment file are then removed.
+            client) at it, including MSAL_CACHE: a cache file in a folder of the emulator's own
+            (kept in plaintext, MSAL_CACHE_BACKEND=plaintext), so sign-ins made against it never
+            touch your real cache or key stores. Stops on Ctrl-C (SIGINT) or SIGTERM, exit code 0;
+            the CA file, that folder and the environment file are then removed.
 
             The sign-in page redirects at once (the default user signs in unless a login hint names
             another user). A control endpoint on the same port (https://127.0.0.1:PORT/.emulator/,
@@ -37,11 +40,19 @@ enum EmulatorCommand {
                                         `export NAME='value'` lines (`. PATH` in a shell)
               --device-code-interval S  the device-code polling interval in seconds (default 1)
               --require-consent         refresh tokens need consent (consent_required, AADSTS65001)
+              --access-token-lifetime S access tokens expire after S seconds (default 3599), to show
+                                        an app's refresh after expiry
+              --refresh-token-lifetime S refresh tokens expire after S seconds unused (default 90
+                                        days): past it, a refresh gets invalid_grant (-50002 in
+                                        MSAL, interaction required)
               --approve-device-codes    approve every device code as the default user about a second
                                         after it is issued, so `msal login --device-code` completes
             """,
         specification: .init(
-            valueOptions: ["port", "client-id", "redirect-uri", "scopes", "user", "env-file", "device-code-interval"],
+            valueOptions: [
+                "port", "client-id", "redirect-uri", "scopes", "user", "env-file", "device-code-interval",
+                "access-token-lifetime", "refresh-token-lifetime",
+            ],
             flagOptions: ["approve-device-codes", "require-consent"]),
         cancelsOnInterrupt: false, run: run)
 
@@ -50,6 +61,13 @@ enum EmulatorCommand {
         if let port = try arguments.integer("port", in: 0...65535) { configuration.port = port }
         configuration.deviceCodeInterval = try arguments.integer("device-code-interval", in: 0...60) ?? 1
         configuration.requiresConsent = arguments.flag("require-consent")
+        if let seconds = try arguments.integer("access-token-lifetime", in: 1...86_400) {
+            configuration.lifetimes.accessToken = seconds
+            configuration.lifetimes.extendedAccessToken = seconds
+        }
+        if let seconds = try arguments.integer("refresh-token-lifetime", in: 1...(366 * 86_400)) {
+            configuration.lifetimes.refreshToken = seconds
+        }
         let client = try registration(arguments)
         configuration.clients.removeAll { $0.clientId.lowercased() == client.clientId.lowercased() }
         configuration.clients.insert(client, at: 0)
@@ -73,7 +91,14 @@ enum EmulatorCommand {
         configuration.controlToken = token
         let signals = SignalWaiter([SIGINT, SIGTERM])
         let emulator = try EntraEmulator(configuration: configuration)
-        let variables = environmentVariables(emulator, client: client, controlToken: token)
+        let cacheFolder = try makeCacheFolder()
+        defer { try? FileManager.default.removeItem(at: cacheFolder) }
+        let variables =
+            environmentVariables(emulator, client: client, controlToken: token)
+            + [
+                ("MSAL_CACHE", cacheFolder.appendingPathComponent("msal_cache.json").path),
+                ("MSAL_CACHE_BACKEND", "plaintext"),
+            ]
         let envFile = arguments.values["env-file"]
         if let envFile { try write(variables, to: envFile) }
         Console.line(emulator.summary)
@@ -121,6 +146,15 @@ enum EmulatorCommand {
     private static func resourceAndName(_ scope: String) -> (String, String) {
         guard scope.contains("://"), let slash = scope.lastIndex(of: "/") else { return (EmulatorClient.graph, scope) }
         return (String(scope[..<slash]), String(scope[scope.index(after: slash)...]))
+    }
+
+    /// A folder of this emulator's own for the cache of the sign-ins made against it (mode 0700).
+    private static func makeCacheFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("msal-emulator-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        return folder
     }
 
     /// The variables that point a client at the emulator, in order.

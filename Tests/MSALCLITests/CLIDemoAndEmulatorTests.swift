@@ -49,6 +49,38 @@ final class CLIDemoAndEmulatorTests: XCTestCase {
         XCTAssertFalse(result.output.contains("Press Ctrl-C") || result.output.contains("stopped"), result.output)
         XCTAssertEqual(try leftovers(), [], "the CA file and its folder are removed")
     }
+
+    /// The environment block points `msal` at a cache of the emulator's own (never the user's),
+    /// and `--access-token-lifetime` makes an expiry and its refresh visible from the shell.
+    func testTheEnvironmentHasACacheOfItsOwnAndShortLifetimesShowARefresh() throws {
+        let emulator = try CLIProcess(
+            ["emulator", "--access-token-lifetime", "2", "--approve-device-codes"],
+            environment: ["TMPDIR": directory.path])
+        defer { _ = emulator.finish(timeout: 10) }
+        _ = try XCTUnwrap(try emulator.waitForOutput("Press Ctrl-C to stop", inErrorOutput: true))
+        var variables: [String: String] = ["HOME": directory.appendingPathComponent("home").path]
+        for name in ["MSAL_CLIENT_ID", "MSAL_CA_FILE", "MSAL_CONNECT_TO", "MSAL_CACHE", "MSAL_CACHE_BACKEND"] {
+            variables[name] = try XCTUnwrap(
+                try emulator.waitForOutput("export \(name)='([^']+)'"), "\(name): \(emulator.currentOutput)")
+        }
+        let cache = try XCTUnwrap(variables["MSAL_CACHE"])
+        XCTAssertTrue(cache.hasPrefix(directory.path), cache)
+        XCTAssertEqual(variables["MSAL_CACHE_BACKEND"], "plaintext")
+
+        let login = try CLIProcess.run(["login", "--device-code"], environment: variables)
+        XCTAssertEqual(login.status, 0, login.errorOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: cache), "the sign-in went to the emulator's cache")
+        let first = try CLIProcess.run(["token", "--scopes", "User.Read"], environment: variables)
+        XCTAssertEqual(first.status, 0, first.errorOutput)
+        Thread.sleep(forTimeInterval: 2.5)
+        let second = try CLIProcess.run(["token", "--scopes", "User.Read"], environment: variables)
+        XCTAssertEqual(second.status, 0, second.errorOutput)
+        XCTAssertNotEqual(first.output, second.output, "the expired token was refreshed")
+
+        emulator.send(SIGTERM)
+        XCTAssertEqual(emulator.finish(timeout: 10).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: cache), "its cache folder is removed with it")
+    }
 }
 
 /// The shell test of Docs/Testing.md (Tests/Scripts/emulator-control-test.sh) against the built
@@ -78,6 +110,9 @@ final class EmulatorShellScriptTests: XCTestCase {
             (["--user", "alice"], "--user 'alice' is not a user name"),
             (["--scopes", " , "], "--scopes needs at least one scope"),
             (["--device-code-interval", "99"], "--device-code-interval"),
+            (["--access-token-lifetime", "1e30"], "--access-token-lifetime needs a number from 1"),
+            (["--access-token-lifetime", "-5"], "--access-token-lifetime needs a number from 1"),
+            (["--refresh-token-lifetime", "soon"], "--refresh-token-lifetime needs a number from 1"),
         ]
         for (arguments, message) in cases {
             let process = try CLIProcess(["emulator"] + arguments, environment: [:])
