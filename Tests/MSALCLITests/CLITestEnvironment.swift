@@ -19,7 +19,14 @@ final class CLITestEnvironment {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "msal-cli-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // A copy of the CA certificate, which outlives the emulator: a test that stops it to
+        // see the network fail keeps the same trust (stop() removes the emulator's own file).
+        caFile = directory.appendingPathComponent("emulator-ca.pem").path
+        try FileManager.default.copyItem(atPath: emulator.certificateAuthority.certificateFile, toPath: caFile)
     }
+
+    /// The emulator's CA certificate, as the commands are told to trust it.
+    let caFile: String
 
     func tearDown() {
         emulator.stop()
@@ -34,7 +41,7 @@ final class CLITestEnvironment {
     var environment: [String: String] {
         [
             "MSAL_CLIENT_ID": clientId,
-            "MSAL_CA_FILE": emulator.certificateAuthority.certificateFile,
+            "MSAL_CA_FILE": caFile,
             "MSAL_CONNECT_TO": emulator.connectTo.joined(separator: ","),
             "HOME": directory.path,
         ]
