@@ -190,10 +190,7 @@ struct SilentFlow {
                 }
             }.value
         } catch let failure as RefreshFailure {
-            if let cached,
-                SilentTokenDecision.mayFallBack(
-                    cached.fallback, statusCode: failure.statusCode, isNetworkFailure: failure.isNetworkFailure)
-            {
+            if let cached, SilentTokenDecision.mayFallBack(cached.fallback, after: failure) {
                 Log.warning("Refresh failed; returning the cached access token", correlationId: correlationId)
                 return try result(
                     for: cached.token, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
@@ -201,13 +198,6 @@ struct SilentFlow {
             }
             throw failure.error
         }
-    }
-
-    /// A refresh that failed, with what the fallback rules need.
-    struct RefreshFailure: Error {
-        let error: NSError
-        let statusCode: Int?
-        let isNetworkFailure: Bool
     }
 
     private func redeem(
@@ -240,10 +230,7 @@ struct SilentFlow {
             )
         }
         guard let first = appToken ?? familyToken else {
-            throw RefreshFailure(
-                error: interactionRequired(
-                    "No token matching arguments found in the cache, user interaction is required", correlationId),
-                statusCode: nil, isNetworkFailure: false)
+            throw RefreshFailure.noRefreshToken(correlationId: correlationId)
         }
         do {
             // The app's own refresh token is a family one too when it carries a family id (the
@@ -255,8 +242,7 @@ struct SilentFlow {
             // An app refresh token the server refuses for a reason the user could fix: try the
             // family's, when it is another token.
             if appToken != nil, let familyToken, familyToken.secret != first.secret,
-                MSALErrors.isRecoverableByInteraction(
-                    failure.error.userInfo[NSUnderlyingErrorKey] as? NSError ?? failure.error)
+                SilentTokenDecision.mayTryFamilyToken(after: failure)
             {
                 return try await redeem(familyToken, usedFamily: true, request, account, resolved, scopes, claims)
             }
@@ -277,28 +263,19 @@ struct SilentFlow {
                 extraQueryParameters: request.extraQueryParameters, resource: request.resource))
         let thumbprints = ThrottlingCache.Thumbprints(
             endpoint: tokenRequest.endpoint, parameters: tokenRequest.parameters)
-        if let throttled = context.throttling.throttledError(for: thumbprints) {
+        if let throttled = context.throttling.throttledFailure(for: thumbprints) {
             Log.warning(
                 "Request throttled by the client (Retry-After or repeated failure)", correlationId: correlationId)
-            throw RefreshFailure(error: throttled, statusCode: nil, isNetworkFailure: false)
+            throw RefreshFailure.request(throttled)
         }
         let response: TokenResponse
         do {
             response = try await context.tokenClient.redeem(
                 tokenRequest, correlationId: correlationId, homeAccountId: account.identifier)
         } catch {
-            let serverError = error.error
-            applySideEffects(serverError, refreshToken: refreshToken, usedFamily: usedFamily)
-            let mapped: NSError
-            if serverError.domain == MSALErrorDomain, MSALErrors.isRecoverableByInteraction(serverError) {
-                mapped = MSALErrors.silentFlowError(wrapping: serverError, correlationId: correlationId)
-            } else {
-                mapped = serverError
-            }
-            context.throttling.record(
-                error: mapped, statusCode: error.statusCode, retryAfter: error.retryAfter, for: thumbprints)
-            throw RefreshFailure(
-                error: mapped, statusCode: error.statusCode, isNetworkFailure: serverError.domain == NSURLErrorDomain)
+            applySideEffects(.after(error, usedFamilyRefreshToken: usedFamily), refreshToken: refreshToken)
+            context.throttling.record(error, for: thumbprints)
+            throw RefreshFailure.request(error)
         }
         return try TokenResponseHandler(context: context).handle(
             response,
@@ -309,10 +286,7 @@ struct SilentFlow {
 
     /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;
     /// `client_mismatch` after a family token takes the app out of the family.
-    private func applySideEffects(_ error: NSError, refreshToken: CacheRefreshToken, usedFamily: Bool) {
-        let action = SubErrorAction.forServerError(
-            oauthError: error.userInfo[MSALOAuthErrorKey] as? String,
-            subError: error.userInfo[MSALOAuthSubErrorKey] as? String, usedFamilyRefreshToken: usedFamily)
+    private func applySideEffects(_ action: SubErrorAction, refreshToken: CacheRefreshToken) {
         let clientId = context.clientId
         do {
             switch action {
