@@ -32,12 +32,6 @@ extension SilentFlow {
             }
         }
 
-        /// The token to return, on a hit.
-        var hit: CacheHit? {
-            guard case .hit(let hit) = self else { return nil }
-            return hit
-        }
-
         /// The cached token a refresh decided on may fall back to, and under which rule: the one
         /// this lookup found due for refresh. None with a resource indicator: the cached token
         /// may be for another resource.
