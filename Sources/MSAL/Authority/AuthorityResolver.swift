@@ -180,12 +180,12 @@ final class AuthorityResolver: Sendable {
                         configuredAuthority: authority, isDeveloperKnown: developerKnown, documentURL: discoveryURL,
                         sameHost: false)
                     let body = try await fetch(discoveryURL, key: key, correlationId: correlationId) { body in
-                        do {
-                            _ = try InstanceDiscoveryParser.parse(
+                        do throws(InstanceDiscoveryParser.Failure) {
+                            _ = try InstanceDiscoveryParser.read(
                                 body, requestedEnvironment: environment, policy: policy)
                             return true
                         } catch {
-                            return InstanceDiscoveryParser.isInvalidInstance(error as NSError)
+                            return InstanceDiscoveryParser.isInvalidInstance(error)
                         }
                     }
                     let metadata = try InstanceDiscoveryParser.parse(

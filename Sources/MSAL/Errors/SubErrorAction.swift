@@ -10,6 +10,15 @@ enum SubErrorAction: Sendable, Hashable {
     /// `invalid_grant` + `user_account_deleted`: remove every artifact of the account for this client.
     case removeAccount
 
+    /// The action after a failed redemption: the server's OAuth error and suberror decide; a
+    /// failure without one (network, unhandled status, local) changes nothing.
+    static func after(_ failure: TokenRequestFailure, usedFamilyRefreshToken: Bool) -> SubErrorAction {
+        guard let serverError = failure.serverError else { return .none }
+        return forServerError(
+            oauthError: serverError.error, subError: serverError.subError,
+            usedFamilyRefreshToken: usedFamilyRefreshToken)
+    }
+
     /// The action for a server error; `usedFamilyRefreshToken` tells whether the rejected token
     /// was a family (FOCI) refresh token.
     static func forServerError(oauthError: String?, subError: String?, usedFamilyRefreshToken: Bool) -> SubErrorAction {

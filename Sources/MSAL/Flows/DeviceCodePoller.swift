@@ -29,24 +29,24 @@ struct DeviceCodePoller: Sendable {
             do {
                 return try await client.redeem(request, correlationId: correlationId)
             } catch {
-                let oauthError = (error.error.userInfo[MSALOAuthErrorKey] as? String)?.lowercased()
-                switch oauthError {
-                case "authorization_pending":
+                switch DeviceCodePollDecision.decide(error) {
+                case .keepPolling:
                     continue
-                case "slow_down":
+                case .slowDown:
                     interval += 5
                     Log.info(
                         "The server asked to poll more slowly; interval now \(interval) s", correlationId: correlationId
                     )
-                case "expired_token", "code_expired":
+                case .expired:
                     throw expired(correlationId)
-                case "authorization_declined", "access_denied":
+                case .declined(let oauthError):
                     throw MSALErrors.make(
                         .userCanceled, "The user declined the sign-in on the verification page.",
-                        ErrorDetails(oauthError: oauthError, correlationId: correlationId, underlyingError: error.error)
-                    )
-                default:
-                    throw error.error
+                        ErrorDetails(
+                            oauthError: oauthError, correlationId: correlationId,
+                            underlyingError: MSALErrors.error(for: error)))
+                case .fail:
+                    throw MSALErrors.error(for: error)
                 }
             }
         }

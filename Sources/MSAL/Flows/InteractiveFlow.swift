@@ -81,7 +81,7 @@ struct InteractiveFlow {
         do {
             tokens = try await context.tokenClient.redeem(tokenRequest, correlationId: correlationId)
         } catch {
-            throw error.error
+            throw MSALErrors.error(for: error)
         }
         let result = try TokenResponseHandler(context: context).handle(
             tokens,

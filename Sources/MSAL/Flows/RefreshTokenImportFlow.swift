@@ -30,7 +30,7 @@ struct RefreshTokenImportFlow {
         do {
             response = try await context.tokenClient.redeem(request, correlationId: correlationId)
         } catch {
-            throw error.error
+            throw MSALErrors.error(for: error)
         }
         return try TokenResponseHandler(context: context).handle(
             response, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken)

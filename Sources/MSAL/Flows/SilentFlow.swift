@@ -42,7 +42,7 @@ struct SilentFlow {
         if !skipCache,
             let offline = context.resolver.offlineLookupScope(
                 authority, knownAuthorities: knownAuthorities, homeTenant: homeTenant),
-            let hit = try cachedToken(homeAccountId: homeAccountId, scope: offline, scopes: scopes).hit
+            case .hit(let hit) = try cachedToken(homeAccountId: homeAccountId, scope: offline, scopes: scopes)
         {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return result(of: hit, homeAccountId: homeAccountId, scope: offline, correlationId)
@@ -50,24 +50,20 @@ struct SilentFlow {
         let resolved = try await context.resolver.resolve(
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
-        let lookup = try cachedToken(
-            homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), scopes: scopes,
-            skipCache: skipCache)
+        let scope = resolved.lookupScope(realm: realm)
+        let lookup = try cachedToken(homeAccountId: homeAccountId, scope: scope, scopes: scopes, skipCache: skipCache)
         let decision = SilentTokenDecision.decide(
             status: lookup.status, skipCache: skipCache,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
-        if case .returnCached = decision, let hit = lookup.hit {
+        if case .returnCached = decision, case .hit(let hit) = lookup {
             Log.info("Returning a cached access token", correlationId: correlationId)
-            return result(
-                of: hit, homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), correlationId)
+            return result(of: hit, homeAccountId: homeAccountId, scope: scope, correlationId)
         }
-        guard case .refresh(let fallback) = decision else {
-            return try await refresh(request, homeAccountId, account, resolved, realm, scopes, claims, nil)
-        }
-        // A cached token may be for another resource: no fallback to it with a resource indicator.
         return try await refresh(
-            request, homeAccountId, account, resolved, realm, scopes, claims,
-            request.resource != nil ? nil : lookup.token.map { (token: $0, fallback: fallback) })
+            RefreshAttempt(
+                request: request, homeAccountId: homeAccountId, account: account, resolved: resolved, realm: realm,
+                scopes: scopes, claims: claims,
+                cached: lookup.fallback(for: decision, resourceRequested: request.resource != nil)))
     }
 
     // MARK: Account and cache
@@ -92,23 +88,13 @@ struct SilentFlow {
         return ResultBuilder.account(summary)
     }
 
-    /// What a cached access token that can be returned as it is gives the result, read in the
-    /// same cache read as the token.
-    private struct CacheHit {
-        var secret: String
-        var target: String
-        var expiresOn: Int64?
-        var account: MSALAccount?
-        var idToken: String?
-    }
-
     /// The cached access token for the request and its status, in one cache read: when it can be
-    /// returned as it is, only what the result needs (`hit`; the entry is not copied out of the
-    /// store, a copy costing more than the rest of a hit), else the token itself (`token`), for
-    /// the refresh and its fallbacks.
+    /// returned as it is, only what the result needs (``CacheLookup/hit(_:)``; the entry is not
+    /// copied out of the store, a copy costing more than the rest of a hit), else the token
+    /// itself (``CacheLookup/needsRefresh(_:_:)``), for the refresh and its fallbacks.
     private func cachedToken(
         homeAccountId: String, scope: CacheLookupScope, scopes: OrderedScopes, skipCache: Bool = false
-    ) throws -> (hit: CacheHit?, token: CacheAccessToken?, status: AccessTokenStatus?) {
+    ) throws -> CacheLookup {
         let clientId = context.clientId
         let now = context.now()
         let buffer = context.tokenExpirationBuffer
@@ -128,22 +114,20 @@ struct SilentFlow {
                     homeAccountId: homeAccountId, environments: scope.environments, realm: alternate,
                     clientId: clientId, scopes: wanted)
             }
-            guard let index = found else { return (nil, nil, nil) }
+            guard let index = found else { return .miss }
             let status = AccessTokenStatus(store.contents.accessTokens[index], at: now, buffer: buffer)
             guard !skipCache, status == .valid(refreshNeeded: false) else {
                 // A secret the file no longer holds is a miss.
-                guard let token = store.accessToken(at: index) else {
-                    return (nil, nil, nil)
-                }
-                return (nil, token, status)
+                guard let token = store.accessToken(at: index) else { return .miss }
+                return .needsRefresh(token, status)
             }
-            guard let secret = store.accessTokenSecret(at: index) else { return (nil, nil, nil) }
+            guard let secret = store.accessTokenSecret(at: index) else { return .miss }
             let parts = builder.parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
             let hit = CacheHit(
                 secret: secret, target: store.contents.accessTokens[index].target,
                 expiresOn: store.contents.accessTokens[index].expiresOn, account: parts.account,
                 idToken: parts.idToken)
-            return (hit, nil, status)
+            return .hit(hit)
         }
     }
 
@@ -157,77 +141,47 @@ struct SilentFlow {
             correlationId: correlationId)
     }
 
-    private func result(
-        for token: CacheAccessToken, homeAccountId: String, resolved: ResolvedAuthority, realm: String,
-        extended: Bool, correlationId: UUID
-    ) throws -> MSALResult {
+    /// The result of a cached token a failed refresh falls back to.
+    private func result(of cached: CachedFallback, _ attempt: RefreshAttempt) throws -> MSALResult {
         try ResultBuilder(context: context).result(
-            homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), accessToken: token.secret,
-            scopes: context.scopes(ofTarget: token.target),
-            expiresOn: token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) }, extended: extended,
-            correlationId: correlationId)
+            homeAccountId: attempt.homeAccountId, scope: attempt.lookupScope, accessToken: cached.token.secret,
+            scopes: context.scopes(ofTarget: cached.token.target),
+            expiresOn: cached.token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) },
+            extended: cached.fallback == .extendedLifetime, correlationId: attempt.correlationId)
     }
 
     // MARK: Refresh
 
-    private func refresh(
-        _ request: Request, _ homeAccountId: String, _ account: MSALAccount, _ resolved: ResolvedAuthority,
-        _ realm: String, _ scopes: OrderedScopes, _ claims: String?,
-        _ cached: (token: CacheAccessToken, fallback: SilentTokenDecision.Fallback)?
-    ) async throws -> MSALResult {
-        let key = [
-            homeAccountId, resolved.networkAuthority.urlString, realm, scopes.scopeString.lowercased(), claims ?? "",
-            request.forceRefresh ? "force" : "", request.resource ?? "",
-        ].joined(separator: "\u{1F}")
-        let correlationId = request.correlationId
+    private func refresh(_ attempt: RefreshAttempt) async throws -> MSALResult {
+        let key = attempt.key
         let context = context
         do {
             // One refresh per key in this process (SingleFlight), and across processes sharing the
             // cache file (the refresh lock; `redeem` re-reads the cache once it holds it).
             return try await context.refreshes.run(key) {
-                try await context.withRefreshLock(key) {
-                    try await redeem(request, homeAccountId, account, resolved, realm, scopes, claims, cached)
-                }
+                try await context.withRefreshLock(key) { try await redeem(attempt) }
             }.value
         } catch let failure as RefreshFailure {
-            if let cached,
-                SilentTokenDecision.mayFallBack(
-                    cached.fallback, statusCode: failure.statusCode, isNetworkFailure: failure.isNetworkFailure)
-            {
-                Log.warning("Refresh failed; returning the cached access token", correlationId: correlationId)
-                return try result(
-                    for: cached.token, homeAccountId: homeAccountId, resolved: resolved, realm: realm,
-                    extended: cached.fallback == .extendedLifetime, correlationId: correlationId)
+            if let cached = attempt.cached, SilentTokenDecision.mayFallBack(cached.fallback, after: failure) {
+                Log.warning("Refresh failed; returning the cached access token", correlationId: attempt.correlationId)
+                return try result(of: cached, attempt)
             }
             throw failure.error
         }
     }
 
-    /// A refresh that failed, with what the fallback rules need.
-    struct RefreshFailure: Error {
-        let error: NSError
-        let statusCode: Int?
-        let isNetworkFailure: Bool
-    }
-
-    private func redeem(
-        _ request: Request, _ homeAccountId: String, _ account: MSALAccount, _ resolved: ResolvedAuthority,
-        _ realm: String, _ scopes: OrderedScopes, _ claims: String?,
-        _ cached: (token: CacheAccessToken, fallback: SilentTokenDecision.Fallback)?
-    ) async throws -> MSALResult {
-        let correlationId = request.correlationId
+    private func redeem(_ attempt: RefreshAttempt) async throws -> MSALResult {
         let clientId = context.clientId
-        let environments = resolved.cacheLookupEnvironments
+        let homeAccountId = attempt.homeAccountId
+        let environments = attempt.resolved.cacheLookupEnvironments
         // Another caller (or a process sharing the cache file) may have refreshed meanwhile: a
         // token that is now good is returned without a request.
-        if !request.forceRefresh, request.claims == nil, request.resource == nil,
-            let fresh = try cachedToken(
-                homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), scopes: scopes
-            ).hit,
-            fresh.secret != cached?.token.secret
+        if attempt.mayReturnFreshToken,
+            case .hit(let fresh) = try cachedToken(
+                homeAccountId: homeAccountId, scope: attempt.lookupScope, scopes: attempt.scopes),
+            fresh.secret != attempt.cached?.token.secret
         {
-            return result(
-                of: fresh, homeAccountId: homeAccountId, scope: resolved.lookupScope(realm: realm), correlationId)
+            return result(of: fresh, homeAccountId: homeAccountId, scope: attempt.lookupScope, attempt.correlationId)
         }
         let (appToken, familyToken) = try context.cache.read { store in
             let familyId = store.familyId(environments: environments, clientId: clientId)
@@ -240,79 +194,64 @@ struct SilentFlow {
             )
         }
         guard let first = appToken ?? familyToken else {
-            throw RefreshFailure(
-                error: interactionRequired(
-                    "No token matching arguments found in the cache, user interaction is required", correlationId),
-                statusCode: nil, isNetworkFailure: false)
+            throw RefreshFailure.noRefreshToken(correlationId: attempt.correlationId)
         }
         do {
             // The app's own refresh token is a family one too when it carries a family id (the
             // unified cache keeps one entry where MSAL for iOS keeps two): `client_mismatch` for
             // it takes the app out of the family as well.
             let usedFamily = appToken == nil || !(first.familyId ?? "").isEmpty
-            return try await redeem(first, usedFamily: usedFamily, request, account, resolved, scopes, claims)
+            return try await redeem(first, usedFamily: usedFamily, attempt)
         } catch let failure as RefreshFailure {
             // An app refresh token the server refuses for a reason the user could fix: try the
             // family's, when it is another token.
             if appToken != nil, let familyToken, familyToken.secret != first.secret,
-                MSALErrors.isRecoverableByInteraction(
-                    failure.error.userInfo[NSUnderlyingErrorKey] as? NSError ?? failure.error)
+                SilentTokenDecision.mayTryFamilyToken(after: failure)
             {
-                return try await redeem(familyToken, usedFamily: true, request, account, resolved, scopes, claims)
+                return try await redeem(familyToken, usedFamily: true, attempt)
             }
             throw failure
         }
     }
 
-    private func redeem(
-        _ refreshToken: CacheRefreshToken, usedFamily: Bool, _ request: Request, _ account: MSALAccount,
-        _ resolved: ResolvedAuthority, _ scopes: OrderedScopes, _ claims: String?
-    ) async throws -> MSALResult {
-        let correlationId = request.correlationId
+    private func redeem(_ refreshToken: CacheRefreshToken, usedFamily: Bool, _ attempt: RefreshAttempt)
+        async throws -> MSALResult
+    {
+        let request = attempt.request
+        let correlationId = attempt.correlationId
         let tokenRequest = TokenRequest.refreshToken(
-            refreshToken.secret, redirectURI: context.redirectUri, endpoint: resolved.configuration.tokenEndpoint,
+            refreshToken.secret, redirectURI: context.redirectUri,
+            endpoint: attempt.resolved.configuration.tokenEndpoint,
             common: .init(
-                clientId: context.clientId, scope: ScopeRules.tokenRequestScopes(scopes).scopeString,
-                requestClientInfo: resolved.authority.supportsClientInfo, claims: claims,
+                clientId: context.clientId, scope: ScopeRules.tokenRequestScopes(attempt.scopes).scopeString,
+                requestClientInfo: attempt.resolved.authority.supportsClientInfo, claims: attempt.claims,
                 extraQueryParameters: request.extraQueryParameters, resource: request.resource))
         let thumbprints = ThrottlingCache.Thumbprints(
             endpoint: tokenRequest.endpoint, parameters: tokenRequest.parameters)
-        if let throttled = context.throttling.throttledError(for: thumbprints) {
+        if let throttled = context.throttling.throttledFailure(for: thumbprints) {
             Log.warning(
                 "Request throttled by the client (Retry-After or repeated failure)", correlationId: correlationId)
-            throw RefreshFailure(error: throttled, statusCode: nil, isNetworkFailure: false)
+            throw RefreshFailure.request(throttled)
         }
         let response: TokenResponse
         do {
             response = try await context.tokenClient.redeem(
-                tokenRequest, correlationId: correlationId, homeAccountId: account.identifier)
+                tokenRequest, correlationId: correlationId, homeAccountId: attempt.account.identifier)
         } catch {
-            let serverError = error.error
-            applySideEffects(serverError, refreshToken: refreshToken, usedFamily: usedFamily)
-            let mapped: NSError
-            if serverError.domain == MSALErrorDomain, MSALErrors.isRecoverableByInteraction(serverError) {
-                mapped = MSALErrors.silentFlowError(wrapping: serverError, correlationId: correlationId)
-            } else {
-                mapped = serverError
-            }
-            context.throttling.record(
-                error: mapped, statusCode: error.statusCode, retryAfter: error.retryAfter, for: thumbprints)
-            throw RefreshFailure(
-                error: mapped, statusCode: error.statusCode, isNetworkFailure: serverError.domain == NSURLErrorDomain)
+            applySideEffects(.after(error, usedFamilyRefreshToken: usedFamily), refreshToken: refreshToken)
+            context.throttling.record(error, for: thumbprints)
+            throw RefreshFailure.request(error)
         }
         return try TokenResponseHandler(context: context).handle(
             response,
             for: .init(
-                resolved: resolved, scopes: scopes, correlationId: correlationId, account: account, grant: .refreshToken
-            ))
+                resolved: attempt.resolved, scopes: attempt.scopes, correlationId: correlationId,
+                account: attempt.account, grant: .refreshToken))
     }
 
     /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;
     /// `client_mismatch` after a family token takes the app out of the family.
-    private func applySideEffects(_ error: NSError, refreshToken: CacheRefreshToken, usedFamily: Bool) {
-        let action = SubErrorAction.forServerError(
-            oauthError: error.userInfo[MSALOAuthErrorKey] as? String,
-            subError: error.userInfo[MSALOAuthSubErrorKey] as? String, usedFamilyRefreshToken: usedFamily)
+    private func applySideEffects(_ action: SubErrorAction, refreshToken: CacheRefreshToken) {
         let clientId = context.clientId
         do {
             switch action {

@@ -47,4 +47,19 @@ enum SilentTokenDecision: Equatable {
         case .extendedLifetime: return serverUnavailable
         }
     }
+
+    /// ``mayFallBack(_:statusCode:isNetworkFailure:)`` for a refresh that failed: a throttled
+    /// request, or none for want of a refresh token, reached no server.
+    static func mayFallBack(_ fallback: Fallback, after failure: SilentFlow.RefreshFailure) -> Bool {
+        mayFallBack(fallback, statusCode: failure.statusCode, isNetworkFailure: failure.isNetworkFailure)
+    }
+
+    /// Whether a redemption of the app's own refresh token that failed may be tried again with
+    /// the family's (a different token): the server refused it for a reason the user could fix
+    /// (``TokenRequestFailure/isRecoverableByInteraction``), also when the throttling cache
+    /// answered with that refusal.
+    static func mayTryFamilyToken(after failure: SilentFlow.RefreshFailure) -> Bool {
+        guard case .request(let failure) = failure else { return false }
+        return failure.isRecoverableByInteraction
+    }
 }

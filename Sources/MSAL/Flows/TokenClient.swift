@@ -1,26 +1,20 @@
 import Foundation
 
-/// Sends token requests and turns every answer into a ``TokenResponse`` or an error in MSAL's
-/// shape: OAuth error bodies (HTTP 4xx but 429) become server errors with `MSALOAuthErrorKey`,
-/// `MSALSTSErrorCodesKey` and the HTTP status; other statuses become -42007 (unhandled response)
-/// with the status and headers; network failures stay `NSURLErrorDomain` errors.
+/// Sends token requests and turns every answer into a ``TokenResponse`` or a typed
+/// ``TokenRequestFailure``: OAuth error bodies (HTTP 4xx but 429) are server errors; other
+/// statuses are unhandled responses with the status and headers; network failures keep the
+/// transport's `NSURLErrorDomain` error. ``MSALErrors/error(for:)`` makes the app's error of it.
 struct TokenClient: Sendable {
     let transport: any HTTPTransport
     let now: @Sendable () -> Date
 
-    /// The outcome of a request that reached the server, for throttling decisions.
-    struct Failure: Error {
-        let error: NSError
-        let statusCode: Int?
-        let retryAfter: String?
-    }
-
     /// Sends `request`.
     ///
-    /// - Throws: ``Failure`` wrapping an unclassified error (the flows classify at the public
-    ///   boundary, after acting on the mapped code).
-    func redeem(_ request: TokenRequest, correlationId: UUID, homeAccountId: String? = nil) async throws(Failure)
-        -> TokenResponse
+    /// - Parameter homeAccountId: the account the request is for; reported with protection policy errors.
+    /// - Throws: the typed failure (the flows decide on it, and make the public error of it at
+    ///   their boundary).
+    func redeem(_ request: TokenRequest, correlationId: UUID, homeAccountId: String? = nil)
+        async throws(TokenRequestFailure) -> TokenResponse
     {
         let response: HTTPResponse
         do {
@@ -29,37 +23,34 @@ struct TokenClient: Sendable {
                     url: request.endpoint, parameters: request.parameters, headers: request.headers,
                     correlationId: correlationId))
         } catch {
-            throw Failure(error: error as NSError, statusCode: nil, retryAfter: nil)
+            throw TokenRequestFailure(
+                reason: .network(error as NSError), correlationId: correlationId, homeAccountId: homeAccountId)
         }
-        let retryAfter = response.headers["Retry-After"]
+        // Only a failure needs the headers as a dictionary.
+        var answer: TokenRequestFailure.Response {
+            .init(
+                statusCode: response.statusCode, headers: response.headers.dictionary,
+                retryAfter: response.headers["Retry-After"])
+        }
+        let reason: TokenRequestFailure.Reason
         switch response.statusCode {
         case 200:
             do {
                 return try TokenResponse(body: response.body, now: now(), correlationId: correlationId)
             } catch {
-                throw Failure(error: error as NSError, statusCode: 200, retryAfter: retryAfter)
+                reason = .local(error as NSError, answer)
             }
         case 400...499 where response.statusCode != 429:
             // MSAL reads OAuth error bodies on 400 and 401; other providers use other 4xx codes
             // for them too (glewlwyd answers a bad PKCE verifier with 403 `invalid_code`).
             if let serverError = OAuthServerError(jsonData: response.body) {
-                let error = MSALErrors.serverError(
-                    serverError, endpoint: .token, httpStatusCode: response.statusCode,
-                    httpHeaders: response.headers.dictionary, correlationId: correlationId,
-                    homeAccountId: homeAccountId)
-                throw Failure(error: error, statusCode: response.statusCode, retryAfter: retryAfter)
+                reason = .server(serverError, answer)
+            } else {
+                reason = .unhandledResponse(answer)
             }
-            fallthrough
         default:
-            let error = MSALErrors.make(
-                .internalErrorUnhandledResponse,
-                "The token endpoint answered HTTP \(response.statusCode)"
-                    + (response.statusCode == 429 || response.statusCode >= 500
-                        ? ". The service is busy or unavailable; try again later." : "."),
-                ErrorDetails(
-                    httpStatusCode: response.statusCode, httpHeaders: response.headers.dictionary,
-                    correlationId: correlationId))
-            throw Failure(error: error, statusCode: response.statusCode, retryAfter: retryAfter)
+            reason = .unhandledResponse(answer)
         }
+        throw TokenRequestFailure(reason: reason, correlationId: correlationId, homeAccountId: homeAccountId)
     }
 }

@@ -7,12 +7,14 @@ import MSALNative
 ///   token endpoint, refresh token and scopes: the *strict* thumbprint) is answered from here with
 ///   the same error for `Retry-After` seconds (a number or an HTTP date), 60 s by default, at most
 ///   3600 s.
-/// - After an error that needs the user (any OAuth error, -50002, -50003, -50004), the identical
-///   request (every body parameter and the endpoint except `grant_type`: the *full* thumbprint) is
-///   answered from here for 120 s, or until an interactive sign-in succeeds.
+/// - After an error that needs the user (any OAuth error body, which the app gets as -50002,
+///   -50004 or another code), the identical request (every body parameter and the endpoint except
+///   `grant_type`: the *full* thumbprint) is answered from here for 120 s, or until an interactive
+///   sign-in succeeds.
 ///
-/// The answered error carries ``MSALThrottlingCacheHitKey`` = 1. At most 1,000 entries are kept
-/// (least recently used dropped).
+/// The answered failure is the recorded one marked ``TokenRequestFailure/isThrottled`` (its error
+/// carries ``MSALThrottlingCacheHitKey`` = 1). At most 1,000 entries are kept (least recently used
+/// dropped).
 final class ThrottlingCache: Sendable {
     static let defaultRetryAfter: TimeInterval = 60
     static let maximumRetryAfter: TimeInterval = 3600
@@ -20,7 +22,7 @@ final class ThrottlingCache: Sendable {
     static let capacity = 1000
 
     private struct Entry {
-        var error: NSError
+        var failure: TokenRequestFailure
         var expiresOn: Date
         var lastUsed: UInt64
         var isUserInteraction: Bool
@@ -56,11 +58,11 @@ final class ThrottlingCache: Sendable {
         }
     }
 
-    /// The cached error for a request with these thumbprints, marked as a throttling answer, or
-    /// `nil` when it may be sent.
-    func throttledError(for thumbprints: Thumbprints) -> NSError? {
+    /// The recorded failure for a request with these thumbprints, marked as a throttling answer,
+    /// or `nil` when it may be sent.
+    func throttledFailure(for thumbprints: Thumbprints) -> TokenRequestFailure? {
         let current = now()
-        let hit: NSError? = state.withLock { state in
+        let hit: TokenRequestFailure? = state.withLock { state in
             state.clock += 1
             for key in ["s" + thumbprints.strict, "f" + thumbprints.full] {
                 guard var entry = state.entries[key] else { continue }
@@ -70,25 +72,49 @@ final class ThrottlingCache: Sendable {
                 }
                 entry.lastUsed = state.clock
                 state.entries[key] = entry
-                return entry.error
+                return entry.failure
             }
             return nil
         }
-        return hit.map { MSALErrors.adding([MSALThrottlingCacheHitKey: 1], to: $0) }
+        guard var hit else { return nil }
+        hit.isThrottled = true
+        return hit
     }
 
-    /// Records the outcome of a sent request that failed: throttles identical requests when the
-    /// response says so (see the type's documentation). Successes need not be recorded.
-    func record(error: NSError, statusCode: Int?, retryAfter: String?, for thumbprints: Thumbprints) {
+    /// How long, and for which requests, a failure throttles: decided by its values alone.
+    enum Rule: Sendable, Hashable {
+        /// Identical requests by the strict thumbprint, for `seconds` (429, 5xx or `Retry-After`).
+        case serviceBusy(seconds: TimeInterval)
+        /// Identical requests by the full thumbprint, for ``userInteractionWindow`` or until an
+        /// interactive sign-in succeeds (an OAuth error: the user must act).
+        case userInteraction
+    }
+
+    /// The rule for a sent request that failed at `now`, or `nil` when it throttles nothing (a
+    /// network failure, a malformed success, another status without `Retry-After`).
+    static func rule(for failure: TokenRequestFailure, now: Date) -> Rule? {
+        let serviceBusy = failure.statusCode.map { $0 == 429 || (500...599).contains($0) } ?? false
+        if serviceBusy || failure.retryAfter != nil {
+            return .serviceBusy(
+                seconds: failure.retryAfter.flatMap { retryAfterSeconds($0, now: now) } ?? defaultRetryAfter)
+        }
+        return failure.serverError != nil ? .userInteraction : nil
+    }
+
+    /// Records the outcome of a sent request that failed: throttles identical requests when
+    /// ``rule(for:now:)`` says so (see the type's documentation). Successes need not be recorded.
+    func record(_ failure: TokenRequestFailure, for thumbprints: Thumbprints) {
         let current = now()
-        let serviceBusy = statusCode.map { $0 == 429 || (500...599).contains($0) } ?? false
-        if serviceBusy || retryAfter != nil {
-            let seconds = retryAfter.flatMap { Self.retryAfterSeconds($0, now: current) } ?? Self.defaultRetryAfter
-            store("s" + thumbprints.strict, error, until: current.addingTimeInterval(seconds), userInteraction: false)
-        } else if Self.needsUserInteraction(error) {
+        switch Self.rule(for: failure, now: current) {
+        case .serviceBusy(let seconds):
             store(
-                "f" + thumbprints.full, error, until: current.addingTimeInterval(Self.userInteractionWindow),
+                "s" + thumbprints.strict, failure, until: current.addingTimeInterval(seconds), userInteraction: false)
+        case .userInteraction:
+            store(
+                "f" + thumbprints.full, failure, until: current.addingTimeInterval(Self.userInteractionWindow),
                 userInteraction: true)
+        case nil:
+            break
         }
     }
 
@@ -125,17 +151,11 @@ final class ThrottlingCache: Sendable {
         return nil
     }
 
-    private static func needsUserInteraction(_ error: NSError) -> Bool {
-        guard error.domain == MSALErrorDomain else { return false }
-        if [-50002, -50003, -50004].contains(error.code) { return true }
-        return (error.userInfo[MSALOAuthErrorKey] as? String).map { !$0.isEmpty } ?? false
-    }
-
-    private func store(_ key: String, _ error: NSError, until expiry: Date, userInteraction: Bool) {
+    private func store(_ key: String, _ failure: TokenRequestFailure, until expiry: Date, userInteraction: Bool) {
         state.withLock { state in
             state.clock += 1
             state.entries[key] = Entry(
-                error: error, expiresOn: expiry, lastUsed: state.clock, isUserInteraction: userInteraction)
+                failure: failure, expiresOn: expiry, lastUsed: state.clock, isUserInteraction: userInteraction)
             if state.entries.count > Self.capacity,
                 let oldest = state.entries.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
             {

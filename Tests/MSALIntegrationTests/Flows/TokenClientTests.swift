@@ -64,11 +64,14 @@ final class TokenClientTests: XCTestCase {
             XCTFail("expected a failure")
         } catch {
             XCTAssertEqual(error.statusCode, 400)
-            XCTAssertEqual(error.error.userInfo[MSALOAuthErrorKey] as? String, "invalid_grant")
-            XCTAssertEqual(error.error.userInfo[MSALOAuthSubErrorKey] as? String, "bad_token")
-            XCTAssertEqual(error.error.userInfo[MSALSTSErrorCodesKey] as? [Int], [70000])
-            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42004)
-            XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "400")
+            XCTAssertEqual(error.serverError?.error, "invalid_grant")
+            XCTAssertEqual(error.serverError?.subError, "bad_token")
+            let nsError = MSALErrors.error(for: error)
+            XCTAssertEqual(nsError.userInfo[MSALOAuthErrorKey] as? String, "invalid_grant")
+            XCTAssertEqual(nsError.userInfo[MSALOAuthSubErrorKey] as? String, "bad_token")
+            XCTAssertEqual(nsError.userInfo[MSALSTSErrorCodesKey] as? [Int], [70000])
+            XCTAssertEqual(nsError.userInfo[MSALInternalErrorCodeKey] as? Int, -42004)
+            XCTAssertEqual(nsError.userInfo[MSALHTTPResponseCodeKey] as? String, "400")
         }
 
     }
@@ -83,8 +86,10 @@ final class TokenClientTests: XCTestCase {
         } catch {
             XCTAssertEqual(error.statusCode, 429)
             XCTAssertEqual(error.retryAfter, "12")
-            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
-            XCTAssertEqual(error.error.userInfo[MSALHTTPResponseCodeKey] as? String, "429")
+            XCTAssertNil(error.serverError)
+            let nsError = MSALErrors.error(for: error)
+            XCTAssertEqual(nsError.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
+            XCTAssertEqual(nsError.userInfo[MSALHTTPResponseCodeKey] as? String, "429")
         }
 
     }
@@ -95,7 +100,7 @@ final class TokenClientTests: XCTestCase {
             _ = try await client.redeem(request(endpoint), correlationId: UUID())
             XCTFail("expected a failure")
         } catch {
-            XCTAssertEqual(error.error.userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
+            XCTAssertEqual(MSALErrors.error(for: error).userInfo[MSALInternalErrorCodeKey] as? Int, -42600)
         }
 
     }

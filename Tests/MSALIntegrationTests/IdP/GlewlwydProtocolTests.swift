@@ -134,13 +134,13 @@ final class GlewlwydProtocolTests: XCTestCase {
         // error: -42104) with the status.
         let failure = try await redeemFailure(wrongRequest)
         XCTAssertEqual(failure.statusCode, 403)
-        assertOAuthError(failure.error, "invalid_code", status: 403)
+        assertOAuthError(MSALErrors.error(for: failure), "invalid_code", status: 403)
 
         // The code survived the wrong verifier; once redeemed, a replay is the same 403.
         _ = try await tokens.redeem(redeemRequest(signIn), correlationId: UUID())
         let replay = try await redeemFailure(redeemRequest(signIn))
         XCTAssertEqual(replay.statusCode, 403)
-        assertOAuthError(replay.error, "invalid_code", status: 403)
+        assertOAuthError(MSALErrors.error(for: replay), "invalid_code", status: 403)
     }
 
     func testAuthorizeErrorsComeBackAsRedirectsOrA403() async throws {
@@ -251,13 +251,13 @@ final class GlewlwydProtocolTests: XCTestCase {
         // Quirk: a used refresh token is 400 with an empty body (no invalid_grant): -42007.
         let reuse = try await redeemFailure(refresh(token0, signIn.configuration))
         XCTAssertEqual(reuse.statusCode, 400)
-        assertUnhandledResponse(reuse.error, status: 400)
-        XCTAssertNil(reuse.error.userInfo[MSALOAuthErrorKey])
+        assertUnhandledResponse(MSALErrors.error(for: reuse), status: 400)
+        XCTAssertNil(MSALErrors.error(for: reuse).userInfo[MSALOAuthErrorKey])
 
         // Reuse detection: the newest token of the chain is refused from now on too.
         let latest = try await redeemFailure(refresh(token2, signIn.configuration))
         XCTAssertEqual(latest.statusCode, 400)
-        assertUnhandledResponse(latest.error, status: 400)
+        assertUnhandledResponse(MSALErrors.error(for: latest), status: 400)
     }
 
     // MARK: Device code
@@ -277,9 +277,9 @@ final class GlewlwydProtocolTests: XCTestCase {
         // errors, as 400 JSON.
         let pending = try await redeemFailure(request)
         XCTAssertEqual(pending.statusCode, 400)
-        XCTAssertEqual(pending.error.userInfo[MSALOAuthErrorKey] as? String, "authorization_pending")
+        XCTAssertEqual(MSALErrors.error(for: pending).userInfo[MSALOAuthErrorKey] as? String, "authorization_pending")
         let tooFast = try await redeemFailure(request)
-        XCTAssertEqual(tooFast.error.userInfo[MSALOAuthErrorKey] as? String, "slow_down")
+        XCTAssertEqual(MSALErrors.error(for: tooFast).userInfo[MSALOAuthErrorKey] as? String, "slow_down")
 
         // The library's poller waits out the interval and gets the tokens once the user approves
         // on the verification page (through the REST API, while it polls).
@@ -303,12 +303,12 @@ final class GlewlwydProtocolTests: XCTestCase {
         // as the user declining (-50005).
         let replay = try await redeemFailure(request)
         XCTAssertEqual(replay.statusCode, 400)
-        XCTAssertEqual(replay.error.userInfo[MSALOAuthErrorKey] as? String, "access_denied")
-        XCTAssertEqual(replay.error.code, MSALError.userCanceled.rawValue)
+        XCTAssertEqual(MSALErrors.error(for: replay).userInfo[MSALOAuthErrorKey] as? String, "access_denied")
+        XCTAssertEqual(MSALErrors.error(for: replay).code, MSALError.userCanceled.rawValue)
         let unknown = TokenRequest.deviceCode(
             "unknown-device-code", endpoint: configuration.tokenEndpoint, common: common())
         let unknownFailure = try await redeemFailure(unknown)
-        XCTAssertEqual(unknownFailure.error.userInfo[MSALOAuthErrorKey] as? String, "access_denied")
+        XCTAssertEqual(MSALErrors.error(for: unknownFailure).userInfo[MSALOAuthErrorKey] as? String, "access_denied")
     }
 
     // MARK: Expiry (short-lived issuer)
@@ -337,7 +337,7 @@ final class GlewlwydProtocolTests: XCTestCase {
         // An expired code: 403 invalid_code, as a wrong verifier.
         let code = try await redeemFailure(redeemRequest(stale))
         XCTAssertEqual(code.statusCode, 403)
-        assertOAuthError(code.error, "invalid_code", status: 403)
+        assertOAuthError(MSALErrors.error(for: code), "invalid_code", status: 403)
 
         // An expired device code: 400 expired_token, which the poller turns into MSAL's expiry
         // error (its clock is held before the local expiry, so it asks the server).
@@ -468,7 +468,7 @@ final class GlewlwydProtocolTests: XCTestCase {
 
     /// The failure of a token request that must fail.
     private func redeemFailure(_ request: TokenRequest, file: StaticString = #filePath, line: UInt = #line)
-        async throws -> TokenClient.Failure
+        async throws -> TokenRequestFailure
     {
         let response: TokenResponse
         do {

@@ -12,6 +12,16 @@ final class InstanceDiscoveryParserTests: XCTestCase {
         try InstanceDiscoveryParser.parse(Data(json.utf8), requestedEnvironment: environment)
     }
 
+    /// Whether the typed failure of `json` is the `invalid_instance` answer.
+    private func isInvalidInstance(_ json: String) -> Bool {
+        do {
+            _ = try InstanceDiscoveryParser.read(Data(json.utf8), requestedEnvironment: "login.microsoftonline.com")
+            return false
+        } catch {
+            return InstanceDiscoveryParser.isInvalidInstance(error)
+        }
+    }
+
     func testPublicCloudAliases() throws {
         let metadata = try parse(
             """
@@ -80,20 +90,15 @@ final class InstanceDiscoveryParserTests: XCTestCase {
         do {
             _ = try parse(invalidInstance)
         } catch {
-            let nsError = error as NSError
-            XCTAssertTrue(InstanceDiscoveryParser.isInvalidInstance(nsError))
-            XCTAssertEqual(nsError.userInfo[MSALOAuthErrorKey] as? String, "invalid_instance")
+            XCTAssertEqual((error as NSError).userInfo[MSALOAuthErrorKey] as? String, "invalid_instance")
         }
+        XCTAssertTrue(isInvalidInstance(invalidInstance))
         for json in [
             #"{"error": "server_error"}"#, #"{"error": 42, "tenant_discovery_endpoint": "https://a.com/x"}"#,
             #"{"error": "invalid_request", "error_description": "bad"}"#,
         ] {
             assertMSALFailure(try parse(json), internalCode: -42_010, json)
-            do {
-                _ = try parse(json)
-            } catch {
-                XCTAssertFalse(InstanceDiscoveryParser.isInvalidInstance(error as NSError))
-            }
+            XCTAssertFalse(isInvalidInstance(json), json)
         }
         XCTAssertNoThrow(try parse(#"{"error": null, "tenant_discovery_endpoint": "https://a.com/x"}"#))
     }

@@ -93,19 +93,21 @@ final class ServerErrorTests: XCTestCase {
 
     // MARK: - Silent flow wrapping
 
-    private func tokenError(_ error: String, subError: String? = nil) -> NSError {
-        MSALErrors.serverError(
-            OAuthServerError(error: error, errorDescription: "desc", subError: subError), endpoint: .token,
-            httpStatusCode: 400, correlationId: correlationId)
+    private func tokenFailure(_ error: String, subError: String? = nil) -> TokenRequestFailure {
+        TokenRequestFailure(
+            reason: .server(
+                OAuthServerError(error: error, errorDescription: "desc", subError: subError),
+                .init(statusCode: 400, headers: [:])),
+            correlationId: correlationId)
     }
 
     func testSilentFlowWrapsRecoverableServerErrors() {
         for oauthError in [
             "invalid_grant", "interaction_required", "consent_required", "server_error", "Invalid_Grant",
         ] {
-            let server = tokenError(oauthError, subError: "basic_action")
-            XCTAssertTrue(MSALErrors.isRecoverableByInteraction(server), oauthError)
-            let wrapped = MSALErrors.silentFlowError(wrapping: server)
+            let failure = tokenFailure(oauthError, subError: "basic_action")
+            XCTAssertTrue(failure.isRecoverableByInteraction, oauthError)
+            let wrapped = MSALErrors.silentFlowError(for: failure)
             XCTAssertEqual(wrapped.domain, MSALErrorDomain)
             XCTAssertEqual(wrapped.code, MSALError.interactionRequired.rawValue, oauthError)
             XCTAssertEqual(wrapped.userInfo[MSALErrorDescriptionKey] as? String, "User interaction is required")
@@ -120,18 +122,24 @@ final class ServerErrorTests: XCTestCase {
 
     func testSilentFlowKeepsNonRecoverableErrors() {
         let cases = [
-            tokenError("invalid_scope"),
-            tokenError("INVALID_CLIENT"),
-            tokenError("unauthorized_client", subError: "protection_policy_required"),
-            MSALErrors.make(.internalErrorInvalidResponse, "no OAuth error"),
-            MSALErrors.make(.internalErrorInvalidGrant, "blank", ErrorDetails(oauthError: "  ")),
-            NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue, userInfo: nil),
+            tokenFailure("invalid_scope"),
+            tokenFailure("INVALID_CLIENT"),
+            tokenFailure("unauthorized_client", subError: "protection_policy_required"),
+            TokenRequestFailure(
+                reason: .local(MSALErrors.make(.internalErrorInvalidResponse, "no OAuth error"), nil),
+                correlationId: correlationId),
+            tokenFailure("  "),
+            TokenRequestFailure(
+                reason: .network(NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue)),
+                correlationId: correlationId),
         ]
-        for server in cases {
-            XCTAssertFalse(MSALErrors.isRecoverableByInteraction(server), "\(server)")
-            let result = MSALErrors.silentFlowError(wrapping: server, correlationId: correlationId)
-            XCTAssertEqual(result.code, MSALErrors.classify(server).code)
-            XCTAssertEqual(result.domain, server.domain)
+        for failure in cases {
+            XCTAssertFalse(failure.isRecoverableByInteraction, "\(failure)")
+            let result = MSALErrors.silentFlowError(for: failure)
+            let plain = MSALErrors.error(for: failure)
+            XCTAssertEqual(result.code, MSALErrors.classify(plain).code)
+            XCTAssertEqual(result.domain, plain.domain)
+            XCTAssertEqual(result.userInfo as NSDictionary, plain.userInfo as NSDictionary)
         }
     }
 

@@ -24,28 +24,38 @@ final class ThrottlingCacheTests: XCTestCase {
         clock.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
-    private let serverError = MSALErrors.make(.internalErrorUnhandledResponse, "busy")
-    private let uiError = MSALErrors.make(
-        .interactionRequired, "User interaction is required", ErrorDetails(oauthError: "invalid_grant"))
+    /// An unhandled status (-42007 for the app).
+    private func busy(_ status: Int, retryAfter: String? = nil) -> TokenRequestFailure {
+        TokenRequestFailure(
+            reason: .unhandledResponse(.init(statusCode: status, headers: [:], retryAfter: retryAfter)),
+            correlationId: UUID())
+    }
+
+    /// An OAuth error body (-50002 for the app of the silent flow).
+    private let uiFailure = TokenRequestFailure(
+        reason: .server(OAuthServerError(error: "invalid_grant"), .init(statusCode: 400, headers: [:])),
+        correlationId: UUID())
 
     func testTooManyRequestsThrottlesTheIdenticalRequestForRetryAfterSeconds() throws {
-        cache.record(error: serverError, statusCode: 429, retryAfter: "30", for: thumbprints())
-        let hit = try XCTUnwrap(cache.throttledError(for: thumbprints()))
-        XCTAssertEqual(hit.userInfo[MSALThrottlingCacheHitKey] as? Int, 1)
-        XCTAssertEqual(hit.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
-        XCTAssertNil(cache.throttledError(for: thumbprints(refreshToken: "other")))
-        XCTAssertNil(cache.throttledError(for: thumbprints(scope: "c")))
-        XCTAssertNotNil(cache.throttledError(for: thumbprints(extra: "changed")), "strict thumbprint ignores others")
+        cache.record(busy(429, retryAfter: "30"), for: thumbprints())
+        let hit = try XCTUnwrap(cache.throttledFailure(for: thumbprints()))
+        XCTAssertTrue(hit.isThrottled)
+        let error = MSALErrors.error(for: hit)
+        XCTAssertEqual(error.userInfo[MSALThrottlingCacheHitKey] as? Int, 1)
+        XCTAssertEqual(error.userInfo[MSALInternalErrorCodeKey] as? Int, -42007)
+        XCTAssertNil(cache.throttledFailure(for: thumbprints(refreshToken: "other")))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints(scope: "c")))
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints(extra: "changed")), "strict thumbprint ignores others")
         advance(30)
-        XCTAssertNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints()))
     }
 
     func testServerErrorsThrottleForSixtySecondsByDefault() {
-        cache.record(error: serverError, statusCode: 503, retryAfter: nil, for: thumbprints())
+        cache.record(busy(503), for: thumbprints())
         advance(59)
-        XCTAssertNotNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints()))
         advance(1)
-        XCTAssertNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints()))
     }
 
     func testRetryAfterIsCappedAtAnHourAndAcceptsHTTPDates() {
@@ -68,41 +78,86 @@ final class ThrottlingCacheTests: XCTestCase {
     }
 
     func testRetryAfterOnAnyStatusThrottles() {
-        cache.record(error: serverError, statusCode: 400, retryAfter: "10", for: thumbprints())
-        XCTAssertNotNil(cache.throttledError(for: thumbprints()))
+        cache.record(busy(400, retryAfter: "10"), for: thumbprints())
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints()))
     }
 
     func testUserInteractionErrorsThrottleTheFullRequestForTwoMinutesOrUntilSignIn() {
-        cache.record(error: uiError, statusCode: 400, retryAfter: nil, for: thumbprints())
-        XCTAssertNotNil(cache.throttledError(for: thumbprints()))
-        XCTAssertNil(cache.throttledError(for: thumbprints(extra: "changed")), "full thumbprint")
+        cache.record(uiFailure, for: thumbprints())
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints(extra: "changed")), "full thumbprint")
         advance(119)
-        XCTAssertNotNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints()))
         cache.userInteractionSucceeded()
-        XCTAssertNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints()))
 
-        cache.record(error: uiError, statusCode: 400, retryAfter: nil, for: thumbprints())
+        cache.record(uiFailure, for: thumbprints())
         advance(120)
-        XCTAssertNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints()))
     }
 
     func testOtherFailuresAreNotThrottled() {
         let network = NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue)
-        cache.record(error: network, statusCode: nil, retryAfter: nil, for: thumbprints())
+        cache.record(TokenRequestFailure(reason: .network(network), correlationId: UUID()), for: thumbprints())
         cache.record(
-            error: MSALErrors.make(.internalErrorInvalidResponse, "bad"), statusCode: 200, retryAfter: nil,
+            TokenRequestFailure(
+                reason: .local(
+                    MSALErrors.make(.internalErrorInvalidResponse, "bad"), .init(statusCode: 200, headers: [:])),
+                correlationId: UUID()),
             for: thumbprints())
-        XCTAssertNil(cache.throttledError(for: thumbprints()))
+        XCTAssertNil(cache.throttledFailure(for: thumbprints()))
+    }
+
+    func testRuleTable() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let network = TokenRequestFailure(
+            reason: .network(NSError(domain: NSURLErrorDomain, code: URLError.Code.timedOut.rawValue)),
+            correlationId: UUID())
+        let malformed = { (retryAfter: String?) in
+            TokenRequestFailure(
+                reason: .local(
+                    MSALErrors.make(.internalErrorInvalidResponse, "bad", ErrorDetails(oauthError: "invalid_grant")),
+                    .init(statusCode: 200, headers: [:], retryAfter: retryAfter)),
+                correlationId: UUID())
+        }
+        let refusedWithRetryAfter = TokenRequestFailure(
+            reason: .server(
+                OAuthServerError(error: "invalid_grant"), .init(statusCode: 400, headers: [:], retryAfter: "10")),
+            correlationId: UUID())
+        let rows: [(String, TokenRequestFailure, ThrottlingCache.Rule?)] = [
+            ("429", busy(429), .serviceBusy(seconds: 60)),
+            ("429 Retry-After", busy(429, retryAfter: "30"), .serviceBusy(seconds: 30)),
+            ("500", busy(500), .serviceBusy(seconds: 60)),
+            ("599 unreadable Retry-After", busy(599, retryAfter: "soon"), .serviceBusy(seconds: 60)),
+            ("302", busy(302), nil),
+            ("400 without body, Retry-After", busy(400, retryAfter: "10"), .serviceBusy(seconds: 10)),
+            ("OAuth error", uiFailure, .userInteraction),
+            ("OAuth error, Retry-After", refusedWithRetryAfter, .serviceBusy(seconds: 10)),
+            ("network", network, nil),
+            ("malformed 200", malformed(nil), nil),
+            ("malformed 200, Retry-After", malformed("5"), .serviceBusy(seconds: 5)),
+        ]
+        for (name, failure, expected) in rows {
+            XCTAssertEqual(ThrottlingCache.rule(for: failure, now: now), expected, name)
+        }
+    }
+
+    func testTheRecordedFailureComesBackThrottled() throws {
+        cache.record(uiFailure, for: thumbprints())
+        let hit = try XCTUnwrap(cache.throttledFailure(for: thumbprints()))
+        XCTAssertTrue(hit.isThrottled)
+        XCTAssertEqual(hit.serverError, uiFailure.serverError)
+        XCTAssertEqual(hit.correlationId, uiFailure.correlationId)
+        XCTAssertEqual(hit.statusCode, 400)
     }
 
     func testLeastRecentlyUsedEntriesAreDroppedBeyondCapacity() {
         for index in 0...ThrottlingCache.capacity {
-            cache.record(
-                error: serverError, statusCode: 429, retryAfter: nil, for: thumbprints(refreshToken: "\(index)"))
-            if index == 10 { _ = cache.throttledError(for: thumbprints(refreshToken: "0")) }
+            cache.record(busy(429), for: thumbprints(refreshToken: "\(index)"))
+            if index == 10 { _ = cache.throttledFailure(for: thumbprints(refreshToken: "0")) }
         }
-        XCTAssertNotNil(cache.throttledError(for: thumbprints(refreshToken: "0")), "recently used")
-        XCTAssertNil(cache.throttledError(for: thumbprints(refreshToken: "1")), "least recently used")
-        XCTAssertNotNil(cache.throttledError(for: thumbprints(refreshToken: "\(ThrottlingCache.capacity)")))
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints(refreshToken: "0")), "recently used")
+        XCTAssertNil(cache.throttledFailure(for: thumbprints(refreshToken: "1")), "least recently used")
+        XCTAssertNotNil(cache.throttledFailure(for: thumbprints(refreshToken: "\(ThrottlingCache.capacity)")))
     }
 }
