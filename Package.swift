@@ -94,9 +94,25 @@ let package = Package(
             dependencies: ["MSAL", "MSALNative"],
             swiftSettings: strictSettings
         ),
+        // A token cache file of MSAL for Python's shape with realistic token sizes, for msal-bench's
+        // cache scenarios and the cache tests. Not a product: no shipped target depends on it.
+        .target(
+            name: "MSALCacheFixtures",
+            swiftSettings: strictSettings
+        ),
+        // The only Swift code of msal-bench that touches C: peak memory, thread CPU time, CPU
+        // pinning, flushing a file to the disk. Not a product: no shipped target depends on it.
+        .target(
+            name: "MSALBenchNative",
+            dependencies: ["MSALNative"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "msal-bench",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALRedisCache", "MSALRedisCacheNative"],
+            dependencies: [
+                "MSAL", "MSALNative", "MSALBenchNative", "MSALCacheFixtures", "MSALTestSupport", "MSALRedisCache",
+                "MSALRedisCacheNative",
+            ],
             swiftSettings: strictSettings
         ),
         // A standalone Entra emulator: start, print URLs and the CA path, stop on a signal.
@@ -129,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALCacheFixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(
