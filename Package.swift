@@ -89,9 +89,17 @@ let package = Package(
             dependencies: ["MSAL", "MSALRedisCacheNative", "MSALNative"],
             swiftSettings: strictSettings
         ),
+        // The only Swift code of MSALTestSupport that touches C beyond MSALNative: key pairs, JWS
+        // signing and X.509 certificate issuing, which the library itself never does (it only
+        // verifies). Not a product; only MSALTestSupport and tests depend on it.
+        .target(
+            name: "MSALTestSupportNative",
+            dependencies: ["CMSALOpenSSL", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MSALTestSupport",
-            dependencies: ["MSAL", "MSALNative"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupportNative"],
             swiftSettings: strictSettings
         ),
         // A token cache file of MSAL for Python's shape with realistic token sizes, for msal-bench's
@@ -140,12 +148,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALNativeTests",
-            dependencies: ["MSALNative"],
+            dependencies: ["MSALNative", "MSALTestSupportNative"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALCacheFixtures"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALTestSupportNative", "MSALCacheFixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(
