@@ -89,14 +89,38 @@ let package = Package(
             dependencies: ["MSAL", "MSALRedisCacheNative", "MSALNative"],
             swiftSettings: strictSettings
         ),
+        // The only Swift code of MSALTestSupport that touches C beyond MSALNative: key pairs, JWS
+        // signing and X.509 certificate issuing, which the library itself never does (it only
+        // verifies). Not a product; only MSALTestSupport and tests depend on it.
+        .target(
+            name: "MSALTestSupportNative",
+            dependencies: ["CMSALOpenSSL", "MSALNative"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MSALTestSupport",
-            dependencies: ["MSAL", "MSALNative"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupportNative"],
+            swiftSettings: strictSettings
+        ),
+        // A token cache file of MSAL for Python's shape with realistic token sizes, for msal-bench's
+        // cache scenarios and the cache tests. Not a product: no shipped target depends on it.
+        .target(
+            name: "MSALCacheFixtures",
+            swiftSettings: strictSettings
+        ),
+        // The only Swift code of msal-bench that touches C: peak memory, thread CPU time, CPU
+        // pinning, flushing a file to the disk. Not a product: no shipped target depends on it.
+        .target(
+            name: "MSALBenchNative",
+            dependencies: ["MSALNative"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "msal-bench",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALRedisCache", "MSALRedisCacheNative"],
+            dependencies: [
+                "MSAL", "MSALNative", "MSALBenchNative", "MSALCacheFixtures", "MSALTestSupport", "MSALRedisCache",
+                "MSALRedisCacheNative",
+            ],
             swiftSettings: strictSettings
         ),
         // A standalone Entra emulator: start, print URLs and the CA path, stop on a signal.
@@ -124,12 +148,12 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALNativeTests",
-            dependencies: ["MSALNative"],
+            dependencies: ["MSALNative", "MSALTestSupportNative"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "MSALTests",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupport"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupport", "MSALTestSupportNative", "MSALCacheFixtures"],
             swiftSettings: strictSettings
         ),
         .testTarget(

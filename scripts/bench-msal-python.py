@@ -45,7 +45,7 @@ import time
 import urllib.parse
 import warnings
 
-# The fixture of msal-bench's cache_fixture (CacheBenchmarkHooks.writePythonShapedFile).
+# The fixture of msal-bench's cache_fixture (Sources/MSALCacheFixtures/PythonShapedCacheFile.swift).
 FIXTURE_CLIENT = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 FIXTURE_TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47"
 # The emulator's sample app and tenant (EmulatorClient.sample, EmulatorTenant.contoso), as

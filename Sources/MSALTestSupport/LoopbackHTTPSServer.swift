@@ -1,5 +1,6 @@
 public import Foundation
 internal import MSALNative
+internal import MSALTestSupportNative
 
 /// An HTTPS server on a loopback address, for tests: real TCP, real TLS (OpenSSL), HTTP/1.1 with
 /// keep-alive, and a handler that decides what each request gets.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 internal import MSALNative
+internal import MSALTestSupportNative
 
 /// The running part of a ``LoopbackHTTPSServer`` or ``LoopbackHTTPServer``: the accept thread, one
 /// thread per connection, the counters, and the stop sequence. Threads retain the core, never the public server, so

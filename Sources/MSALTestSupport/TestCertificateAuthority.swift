@@ -1,5 +1,6 @@
 public import Foundation
 internal import MSALNative
+internal import MSALTestSupportNative
 
 /// A throwaway certificate authority made in process, for HTTPS servers in tests.
 ///

@@ -1,5 +1,6 @@
 public import Foundation
 internal import MSALNative
+internal import MSALTestSupportNative
 
 /// A TLS server certificate and its private key, issued by a ``TestCertificateAuthority``.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALCacheFixtures
 import MSALNative
 import MSALTestSupport
 

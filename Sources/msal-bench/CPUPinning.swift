@@ -1,4 +1,5 @@
 import Foundation
+import MSALBenchNative
 import MSALNative
 
 /// `--cpu N`: every thread of the benchmark on one CPU.

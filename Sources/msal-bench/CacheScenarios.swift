@@ -1,12 +1,13 @@
 import Foundation
 import MSAL
-import MSALTestSupport
+import MSALBenchNative
+import MSALCacheFixtures
 
 /// `cache_load`, `cache_save` and `cache_lookup`: the token cache file of MSAL Python's shape
 /// with realistic token sizes (access token ~1.5 KB, id token ~1 KB, refresh token ~1 KB).
 enum CacheScenarios {
     static func folder() -> String {
-        let path = NSTemporaryDirectory() + "msal-bench-cache-\(getpid())"
+        let path = NSTemporaryDirectory() + "msal-bench-cache-\(ProcessInfo.processInfo.processIdentifier)"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
@@ -20,13 +21,13 @@ enum CacheScenarios {
             try fixture.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int ?? 0 }
             ?? PythonShapedCacheFile.write(path: path, accounts: accounts)
         var measurement = Measurement(scenario: "cache_load", params: ["accounts": accounts, "file_bytes": bytes])
-        _ = try CacheBenchmarkHooks.load(path: path).accessTokens  // warm the page cache
+        _ = try CacheBench.LoadedCache(path: path).accessTokens  // warm the page cache
         var cpu: [UInt64] = []
         for _ in 0..<runs {
-            var loaded: CacheBenchmarkHooks.LoadedCache?
-            let cpuStart = threadCPUNanoseconds()
-            measurement.samples.append(try timeNanoseconds { loaded = try CacheBenchmarkHooks.load(path: path) })
-            cpu.append(threadCPUNanoseconds() - cpuStart)
+            var loaded: CacheBench.LoadedCache?
+            let cpuStart = ThreadCPUTime.nanoseconds
+            measurement.samples.append(try timeNanoseconds { loaded = try CacheBench.LoadedCache(path: path) })
+            cpu.append(ThreadCPUTime.nanoseconds - cpuStart)
             let count = loaded?.accessTokens ?? 0
             precondition(count == accounts, "loaded \(count) access tokens of \(accounts)")
             loaded = nil  // freed after the timed load, as the Python harness does
@@ -51,16 +52,16 @@ enum CacheScenarios {
         } else {
             try PythonShapedCacheFile.write(path: path, accounts: accounts)
         }
-        let saver = try CacheBenchmarkHooks.Saver(path: path, durable: durable)
+        let saver = try CacheBench.Saver(path: path, durable: durable)
         var measurement = Measurement(
             scenario: "cache_save", params: ["accounts": accounts, "fsync": durable])
         try saver.save(0)
         var cpu: [UInt64] = []
         for run in 0..<runs {
-            flushToDisk(path)
-            let cpuStart = threadCPUNanoseconds()
+            DiskFlush.flush(path)
+            let cpuStart = ThreadCPUTime.nanoseconds
             measurement.samples.append(try timeNanoseconds { try saver.save(run + 1) })
-            cpu.append(threadCPUNanoseconds() - cpuStart)
+            cpu.append(ThreadCPUTime.nanoseconds - cpuStart)
         }
         measurement.params["cpu_median_ns"] = cpu.sorted()[cpu.count / 2]
         measurement.params["file_bytes"] = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
@@ -70,7 +71,7 @@ enum CacheScenarios {
     /// What the lapse check adds to each change of a shared storage (MSALRedisCache), over
     /// `accounts` accounts none of which lapsed.
     static func lapseScan(runs: Int, accounts: Int) -> Measurement {
-        let lookup = CacheBenchmarkHooks.Lookup(accounts: accounts)
+        let lookup = CacheBench.Lookup(accounts: accounts)
         var measurement = Measurement(scenario: "cache_lapse_scan", params: ["accounts": accounts])
         precondition(lookup.lapseScan() == 0)
         for _ in 0..<runs {
@@ -80,7 +81,7 @@ enum CacheScenarios {
     }
 
     static func lookup(runs: Int, accounts: Int) -> Measurement {
-        let lookup = CacheBenchmarkHooks.Lookup(accounts: accounts)
+        let lookup = CacheBench.Lookup(accounts: accounts)
         var measurement = Measurement(scenario: "cache_lookup", params: ["accounts": accounts])
         for _ in 0..<1000 { precondition(lookup.hit()) }
         for _ in 0..<runs {
@@ -88,19 +89,4 @@ enum CacheScenarios {
         }
         return measurement
     }
-}
-
-/// Waits until the file at `path` is on the disk (nothing of it left to write back).
-func flushToDisk(_ path: String) {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else { return }
-    _ = fsync(descriptor)
-    close(descriptor)
-}
-
-/// CPU time of the calling thread (excludes time the shared machine gave to other processes).
-func threadCPUNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
 }

@@ -23,7 +23,7 @@ enum TransportRoundTrip {
             ("refresh_token", String(repeating: "r", count: 600)),
         ]
 
-        let probe = try TransportProbe(caFile: caFile)
+        let probe = TransportProbe(caFile: caFile)
         let body = Array(
             parameters.map { "\($0.name)=\($0.value.replacingOccurrences(of: " ", with: "+"))" }
                 .joined(separator: "&").utf8
@@ -77,5 +77,24 @@ enum TransportRoundTrip {
             baseline.params["cpu"] = cpu
         }
         return [transport, baseline]
+    }
+}
+
+/// The library's transport (``CurlHTTPTransport``, `package` API) with retries off, so timings are
+/// of one attempt.
+struct TransportProbe {
+    private let transport: CurlHTTPTransport
+
+    init(caFile: String?) {
+        transport = CurlHTTPTransport(caFile: caFile, retryCount: 0)
+    }
+
+    /// Posts `parameters` form-encoded to `url` and returns the status, body size and new connections.
+    func post(
+        _ url: URL,
+        parameters: [(name: String, value: String)]
+    ) async throws -> (status: Int, bodyBytes: Int, newConnections: Int) {
+        let response = try await transport.send(.formPost(url: url, parameters: parameters))
+        return (response.statusCode, response.body.count, response.newConnections)
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import MSAL
+import MSALBenchNative
+import MSALCacheFixtures
 import MSALNative
 import MSALTestSupport
 
@@ -156,7 +158,7 @@ if only == "cache_fixture", let filePath {
 }
 if only == "cache_load_once", let filePath {
     // Peak resident memory of a process that loads the file and serves a lookup.
-    let loaded = try CacheBenchmarkHooks.load(path: filePath)
+    let loaded = try CacheBench.LoadedCache(path: filePath)
     print(
         #"{"accounts":\#(loaded.accessTokens),"peak_rss_mib":\#(Double(PeakMemory.residentBytes) / 1_048_576)}"#
     )

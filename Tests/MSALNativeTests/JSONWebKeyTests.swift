@@ -1,4 +1,5 @@
 import MSALNative
+import MSALTestSupportNative
 import XCTest
 
 final class JSONWebKeyTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import MSALNative
+import MSALTestSupportNative
 import XCTest
 
 /// Certificates made by X509Certificate.issue, checked by the openssl command-line tool.

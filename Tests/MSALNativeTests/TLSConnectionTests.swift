@@ -1,5 +1,6 @@
 import Foundation
 import MSALNative
+import MSALTestSupportNative
 import XCTest
 
 /// A TLS server and client from MSALNative talk over a real loopback socket.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import MSALNative
 
 /// New correlation ids: random (version 4) UUIDs.
@@ -6,8 +6,8 @@ import MSALNative
 /// `UUID()` reads `/dev/urandom` on every call on Linux (an open, a read and a close: several
 /// microseconds); a silent request answered from the cache costs less than that. A correlation
 /// id must be unique, not secret, so its bytes come from ``IdentifierRandom`` (one `getrandom`).
-enum CorrelationID {
-    static func make() -> UUID {
+package enum CorrelationID {
+    package static func make() -> UUID {
         var bytes = IdentifierRandom.sixteenBytes()
         bytes.6 = (bytes.6 & 0x0F) | 0x40  // version 4
         bytes.8 = (bytes.8 & 0x3F) | 0x80  // RFC 4122 variant

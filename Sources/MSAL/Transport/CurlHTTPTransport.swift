@@ -4,7 +4,7 @@ import MSALNative
 /// The library's HTTP transport: libcurl with TLS verification always on, kept-alive
 /// connections, MSAL's retry policy, bounded responses, no credential over plain HTTP
 /// (``PlainHTTPPolicy``), and failures as `NSURLErrorDomain` errors with Apple's numbers.
-final class CurlHTTPTransport: HTTPTransport {
+package final class CurlHTTPTransport: HTTPTransport {
     /// How the transport is set up.
     struct Configuration: Sendable {
         /// A PEM file of certificate authorities to trust instead of the system's (private roots:
@@ -66,6 +66,12 @@ final class CurlHTTPTransport: HTTPTransport {
         plainHTTPPolicy = PlainHTTPPolicy(allowedOrigins: configuration.plainHTTPOrigins)
     }
 
+    /// A transport with the default settings but `caFile` (`nil`: the system's roots) and
+    /// `retryCount` retries (0: each ``send(_:)`` is one attempt).
+    package convenience init(caFile: String?, retryCount: Int) {
+        self.init(configuration: Configuration(caFile: caFile, retryPolicy: RetryPolicy(retryCount: retryCount)))
+    }
+
     /// The client, made on first use.
     /// - Throws: an `MSALErrorDomain` error when libcurl cannot be loaded or initialised.
     private func curlClient() throws -> CurlClient {
@@ -84,7 +90,7 @@ final class CurlHTTPTransport: HTTPTransport {
         }
     }
 
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    package func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard plainHTTPPolicy.decision(for: request) == .send else {
             let refusal = PlainHTTPPolicy.refusal(for: request)
             Log.error(

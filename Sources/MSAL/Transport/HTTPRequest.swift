@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// An HTTP request the library sends: to an authority's discovery, token or device-code endpoint,
 /// or to a protected resource.
-struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The HTTP method.
     enum Method: String, Sendable {
         case get = "GET"
@@ -48,7 +48,7 @@ struct HTTPRequest: Sendable {
 
     /// A `POST` with an `application/x-www-form-urlencoded` body (RFC 6749 Appendix B), as every
     /// OAuth token request is sent.
-    static func formPost(
+    package static func formPost(
         url: URL,
         parameters: [(name: String, value: String)],
         headers: [(name: String, value: String)] = [],
@@ -67,12 +67,12 @@ struct HTTPRequest: Sendable {
 }
 
 /// A response as received, whatever its status code.
-struct HTTPResponse: Sendable {
-    var statusCode: Int
+package struct HTTPResponse: Sendable {
+    package var statusCode: Int
     var headers: HTTPHeaders
-    var body: Data
+    package var body: Data
     /// New connections opened for this response (0 when a kept-alive connection was reused).
-    var newConnections: Int = 0
+    package var newConnections: Int = 0
 }
 
 /// Response headers with case-insensitive lookup; the first of repeated headers wins.

@@ -1,12 +1,12 @@
 /// The JWS signature algorithms we implement (RFC 7518 §3.1), by their `alg` names.
-enum SignatureAlgorithm: String, Sendable {
+package enum SignatureAlgorithm: String, Sendable {
     /// RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 §3.3).
     case rs256 = "RS256"
     /// ECDSA on P-256 with SHA-256, signature as raw `r || s`, 32 bytes each (RFC 7518 §3.4).
     case es256 = "ES256"
 
     /// The algorithm named `name`, or a clear error naming what is supported.
-    init(named name: String, in function: String) throws(NativeError) {
+    package init(named name: String, in function: String) throws(NativeError) {
         guard let algorithm = SignatureAlgorithm(rawValue: name) else {
             throw NativeError(
                 function: function,
@@ -16,7 +16,7 @@ enum SignatureAlgorithm: String, Sendable {
     }
 
     /// The JWK key type this algorithm needs.
-    var keyType: String {
+    package var keyType: String {
         switch self {
         case .rs256: "RSA"
         case .es256: "EC"

@@ -26,14 +26,25 @@ package final class TLSContext: @unchecked Sendable {
         SSL_CTX_free(pointer)
     }
 
-    /// A server context presenting `certificate` (followed by `chain`) with `key`.
+    /// A server context presenting `certificate` (followed by `chain`) with the private key of
+    /// `privateKeyPEM` (PKCS#8, `-----BEGIN PRIVATE KEY-----`).
     ///
-    /// - Throws: ``NativeError`` when the key does not match the certificate or OpenSSL fails.
+    /// - Throws: ``NativeError`` when the key cannot be read, does not match the certificate, or
+    ///   OpenSSL fails.
     package static func server(
         certificate: X509Certificate,
-        key: PrivateKey,
+        privateKeyPEM: String,
         chain: [X509Certificate] = []
     ) throws(NativeError) -> TLSContext {
+        var pem = Array(privateKeyPEM.utf8)
+        defer { _ = pem.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        let read: OpaquePointer? = pem.withUnsafeMutableBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        guard let key = read else { throw NativeError.openSSL("PEM_read_bio_PrivateKey") }
+        defer { EVP_PKEY_free(key) }  // the context holds its own reference
         let context = try TLSContext(method: TLS_server_method(), verifiesPeer: false)
         guard SSL_CTX_use_certificate(context.pointer, certificate.pointer) == 1 else {
             throw NativeError.openSSL("SSL_CTX_use_certificate")
@@ -43,7 +54,7 @@ package final class TLSContext: @unchecked Sendable {
                 throw NativeError.openSSL("SSL_CTX_add1_chain_cert")
             }
         }
-        guard SSL_CTX_use_PrivateKey(context.pointer, key.pointer) == 1 else {
+        guard SSL_CTX_use_PrivateKey(context.pointer, key) == 1 else {
             throw NativeError.openSSL("SSL_CTX_use_PrivateKey")
         }
         guard SSL_CTX_check_private_key(context.pointer) == 1 else {

@@ -1,9 +1,10 @@
 internal import CMSALOpenSSL
+internal import Glibc
 
 /// An X.509 certificate held by OpenSSL. Owns its `X509`.
 ///
-/// Made by ``issue(_:subjectKey:issuer:)`` (test certificate authorities and their leaf
-/// certificates) or parsed from PEM (a client trusting a CA).
+/// Parsed from PEM: a client trusting a CA, or a certificate that `MSALTestSupportNative` issued
+/// for a test server.
 package final class X509Certificate: @unchecked Sendable {
     // @unchecked: the X509 is never mutated after it is built or parsed, and OpenSSL 3 allows
     // concurrent read-only use of a certificate (encoding, verification) from several threads.
@@ -82,5 +83,11 @@ package final class X509Certificate: @unchecked Sendable {
         }
         guard written == length else { throw NativeError.openSSL(function) }
         return bytes
+    }
+
+    /// Whether `text` is a numeric IPv4 or IPv6 address.
+    package static func isIPAddress(_ text: String) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MSALNative
+import MSALTestSupportNative
 
 /// What a successful grant hands to ``EmulatorEngine/issueTokens(_:_:)``.
 struct TokenIssue {

@@ -1,4 +1,5 @@
 import MSALNative
+import MSALTestSupportNative
 
 /// The RSA key an emulator signs its tokens with (RS256), published in its JWKS.
 ///

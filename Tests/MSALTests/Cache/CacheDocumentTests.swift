@@ -1,4 +1,5 @@
 import Foundation
+import MSALCacheFixtures
 import MSALTestSupport
 import XCTest
 
@@ -242,6 +243,6 @@ final class CacheDocumentTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
         try PythonShapedCacheFile.write(path: path, accounts: 3)
-        XCTAssertEqual(try CacheBenchmarkHooks.load(path: path).accessTokens, 3)
+        XCTAssertEqual(try TokenCache(filePath: path).read { $0.contents.accessTokens.count }, 3)
     }
 }

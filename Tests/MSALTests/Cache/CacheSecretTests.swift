@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import MSALCacheFixtures
 import MSALTestSupport
 import XCTest
 

@@ -1,6 +1,6 @@
 /// Everything a cache document holds, as read, in document order.
-struct CacheContents: Sendable {
-    var accessTokens: [CacheAccessToken] = []
+package struct CacheContents: Sendable {
+    package var accessTokens: [CacheAccessToken] = []
     var refreshTokens: [CacheRefreshToken] = []
     var idTokens: [CacheIdToken] = []
     var accounts: [CacheAccount] = []

@@ -1,12 +1,12 @@
 /// An access token of the unified cache schema (`credential_type` `AccessToken`).
-struct CacheAccessToken: Sendable, Equatable {
+package struct CacheAccessToken: Sendable, Equatable {
     /// The home account id.
     var homeAccountId = ""
     /// The cache (storage) environment: a host, without the port when it is 443.
     var environment = ""
-    var clientId = ""
+    package var clientId = ""
     /// The tenant id.
-    var realm = ""
+    package var realm = ""
     /// The granted scopes joined by spaces, in the server's case.
     var target = ""
     /// The token; empty while the store keeps it as a place in the cache file

@@ -1,6 +1,6 @@
 /// An account record of the unified cache schema: one per home account, environment and realm
 /// (tenant), so a multi-tenant account has one record per tenant profile.
-struct CacheAccount: Sendable, Equatable {
+package struct CacheAccount: Sendable, Equatable {
     /// The home account id.
     var homeAccountId = ""
     var environment = ""

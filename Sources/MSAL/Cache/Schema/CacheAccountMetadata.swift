@@ -1,5 +1,5 @@
 /// The sign-in state of an account for one client (reference §5 "Account metadata").
-enum SignInState: String, Sendable {
+package enum SignInState: String, Sendable {
     case unknown
     case signedIn = "signed_in"
     case signedOut = "signed_out"

@@ -1,6 +1,6 @@
 /// An id token of the unified cache schema (`credential_type` `IdToken`): one per account,
 /// environment, realm and client.
-struct CacheIdToken: Sendable, Equatable {
+package struct CacheIdToken: Sendable, Equatable {
     /// The home account id.
     var homeAccountId = ""
     var environment = ""

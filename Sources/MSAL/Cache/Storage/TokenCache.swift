@@ -15,7 +15,7 @@ import MSALNative
 ///   file atomically. Two processes saving concurrently therefore never lose each other's tokens.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
-final class TokenCache: Sendable {
+package final class TokenCache: Sendable {
     private struct State {
         var store = TokenStore()
         var loaded = false
@@ -101,6 +101,14 @@ final class TokenCache: Sendable {
         self.init(settings: CacheSettings(location: .memory))
     }
 
+    /// A cache kept in the file at `path` (not a group's default file), loaded by the first
+    /// ``read(_:)``; `durable: false` skips the fsyncs of each write (for measuring the format).
+    package convenience init(filePath path: String, durable: Bool = true) {
+        var settings = CacheSettings(location: .file(path: path, isDefault: false))
+        settings.durable = durable
+        self.init(settings: settings)
+    }
+
     /// The cache file's path, when the cache is a file.
     var filePath: String? {
         if case .file(let file) = backend { return file.path }
@@ -129,7 +137,7 @@ final class TokenCache: Sendable {
     }
 
     /// Runs `body` on the current cache contents.
-    func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+    package func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             try refreshIfNeeded(&state)
             return try body(&state.store)
@@ -146,7 +154,7 @@ final class TokenCache: Sendable {
 
     /// Runs `body` as one read-modify-write and persists the result. With a file, `body` runs
     /// again on a fresh read when the write has to start over (its lock file was removed).
-    func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             state.generation &+= 1
             do {

@@ -1,5 +1,5 @@
 /// What an access token is good for at a given time (reference §5, acquireTokenSilent step 1).
-enum AccessTokenStatus: Equatable, Sendable {
+package enum AccessTokenStatus: Equatable, Sendable {
     /// Usable; `refreshNeeded` when `refresh_on` has passed (or `cached_at` is in the future), in
     /// which case the flow refreshes and falls back to this token if the refresh fails.
     case valid(refreshNeeded: Bool)
@@ -14,7 +14,7 @@ enum AccessTokenStatus: Equatable, Sendable {
     ///
     /// Expired iff `expires_on < now + buffer` or `cached_at > now`. A token without
     /// `expires_on` is expired.
-    init(_ token: borrowing CacheAccessToken, now: Int64, buffer: Int64) {
+    package init(_ token: borrowing CacheAccessToken, now: Int64, buffer: Int64) {
         let cachedInFuture = (token.cachedAt ?? 0) > now
         guard let expiresOn = token.expiresOn, expiresOn >= now + buffer, !cachedInFuture else {
             if !cachedInFuture, let extended = token.extendedExpiresOn, extended > now {

@@ -1,6 +1,6 @@
 /// Everything the cache stores from one successful token response, already validated and
 /// resolved by the flow: the single input of ``TokenStore/save(_:)``.
-struct TokenResponseRecord: Sendable {
+package struct TokenResponseRecord: Sendable {
     var clientId: String
     /// The cache environment (instance discovery's `preferred_cache`), a host without port 443.
     var environment: String
@@ -21,20 +21,20 @@ struct TokenResponseRecord: Sendable {
     var clientInfo: String?
 
     /// The access token; `nil` when the response had none.
-    var accessToken: String?
+    package var accessToken: String?
     /// The granted scopes in the server's case (for a `/.default` request, including it).
-    var scopes: [String] = []
+    package var scopes: [String] = []
     var tokenType: String? = "Bearer"
     /// Epoch seconds.
-    var expiresOn: Int64 = 0
+    package var expiresOn: Int64 = 0
     var extendedExpiresOn: Int64?
     var refreshOn: Int64?
-    var cachedAt: Int64 = 0
+    package var cachedAt: Int64 = 0
 
     /// The raw id_token, when the response had one.
-    var idToken: String?
+    package var idToken: String?
     /// The refresh token, when the response had one.
-    var refreshToken: String?
+    package var refreshToken: String?
     /// When the refresh token stops being redeemable (epoch seconds), when the server said.
     var refreshTokenExpiresOn: Int64?
     /// The response's `foci` (`"1"` for the Microsoft family); `nil` when absent.
@@ -44,11 +44,11 @@ struct TokenResponseRecord: Sendable {
     /// authority), under `URLMap-` (or `URLMap-instance_aware=YES`).
     var authorityMapEntry: (map: String, request: String, result: String)?
     /// Mark the account `signed_in` for this client (every interactive and silent success does).
-    var marksSignedIn = true
+    package var marksSignedIn = true
     /// Create or update the Account record (false for flows that must not establish an account).
     var storesAccount = true
 
-    init(
+    package init(
         clientId: String, environment: String, realm: String, homeAccountId: String,
         localAccountId: String, username: String
     ) {

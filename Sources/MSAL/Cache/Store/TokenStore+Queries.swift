@@ -6,7 +6,7 @@ extension TokenStore {
     /// several, the one that expires last.
     ///
     /// - Parameter scopes: the requested scopes, **already lowercased** (see ``lowercasedScopes(_:)``).
-    func accessToken(
+    package func accessToken(
         homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
         tokenType: String? = nil
     ) -> CacheAccessToken? {
@@ -52,7 +52,7 @@ extension TokenStore {
     }
 
     /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
-    static func lowercasedScopes(_ scopes: [String]) -> [String] {
+    package static func lowercasedScopes(_ scopes: [String]) -> [String] {
         scopes.map { $0.lowercased() }.filter { !$0.isEmpty }
     }
 
@@ -89,7 +89,9 @@ extension TokenStore {
         return nil
     }
 
-    func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String) -> CacheIdToken? {
+    package func idToken(
+        homeAccountId: String, environments: [String], realm: String, clientId: String
+    ) -> CacheIdToken? {
         idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
             .flatMap { idToken(at: $0) }
     }
@@ -117,7 +119,7 @@ extension TokenStore {
         return nil
     }
 
-    func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
+    package func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
         guard let bucket = buckets[homeAccountId] else { return nil }
         for environment in environments {
             for ref in bucket.refs where ref.kind == .account {

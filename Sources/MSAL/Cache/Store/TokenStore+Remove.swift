@@ -66,7 +66,7 @@ extension TokenStore {
     ///   - unusedLifetime: seconds a refresh token stays redeemable unused (more than 0).
     /// - Returns: the home account ids removed.
     @discardableResult
-    mutating func removeLapsedAccounts(now: Int64, unusedLifetime: Int64) -> [String] {
+    package mutating func removeLapsedAccounts(now: Int64, unusedLifetime: Int64) -> [String] {
         var lapsed: [String] = []
         for bucket in buckets.values {
             let evidence = lapseEvidence(bucket.refs)

@@ -6,7 +6,7 @@ extension TokenStore {
     /// refresh token (one per account and client, carrying `family_id` for FOCI clients, as
     /// MSAL Python stores it); app metadata (`family_id` from `foci`, `""` when absent, when
     /// the response said nothing about families); and account metadata (`signed_in`, authority map).
-    mutating func save(_ record: TokenResponseRecord) {
+    package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
         if let secret = record.accessToken {
@@ -66,7 +66,7 @@ extension TokenStore {
     }
 
     /// Sets the account's sign-in state for `clientId`.
-    mutating func setSignInState(_ state: SignInState, clientId: String, homeAccountId: String) {
+    package mutating func setSignInState(_ state: SignInState, clientId: String, homeAccountId: String) {
         var metadata =
             accountMetadata(clientId: clientId, homeAccountId: homeAccountId)
             ?? CacheAccountMetadata(clientId: clientId, homeAccountId: homeAccountId)

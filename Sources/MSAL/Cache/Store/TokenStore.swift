@@ -15,7 +15,7 @@ import Foundation
 /// `…(at:)` accessors, which resolve it.
 ///
 /// A value type without locking: ``TokenCache`` guards it.
-struct TokenStore: Sendable {
+package struct TokenStore: Sendable {
     enum Kind: UInt8, Sendable {
         case accessToken, refreshToken, idToken, account
     }
@@ -42,7 +42,7 @@ struct TokenStore: Sendable {
         var homeAccountId: String
     }
 
-    private(set) var contents: CacheContents
+    package private(set) var contents: CacheContents
     /// Home account id → the account's bucket.
     private(set) var buckets: [String: Bucket] = [:]
     fileprivate var appIndex: [AppKey: Int] = [:]
@@ -51,7 +51,7 @@ struct TokenStore: Sendable {
     fileprivate var usernameIndex: [String: [String]]?
 
     /// An empty cache.
-    init() {
+    package init() {
         contents = CacheContents()
     }
 

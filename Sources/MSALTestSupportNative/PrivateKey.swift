@@ -1,9 +1,10 @@
 internal import CMSALOpenSSL
+package import MSALNative
 
 /// An OpenSSL key pair (RSA or EC P-256) generated in process. Owns its `EVP_PKEY`.
 ///
 /// Used to sign test certificates and tokens in the loopback servers; the library itself only
-/// verifies signatures.
+/// verifies signatures (`MSALNative`), which is why this lives in `MSALTestSupportNative`.
 package final class PrivateKey: @unchecked Sendable {
     // @unchecked: the EVP_PKEY is never mutated after generation, and OpenSSL 3 allows
     // concurrent read-only use of a key from several threads.

@@ -1,5 +1,6 @@
 internal import CMSALOpenSSL
 internal import Glibc
+package import MSALNative
 
 extension X509Certificate {
     /// Builds and signs an X.509 v3 certificate for `subjectKey` with a random 127-bit serial.
@@ -10,15 +11,20 @@ extension X509Certificate {
     ///   - issuer: the CA certificate and key that sign it; `nil` for a self-signed certificate
     ///     (signed with `subjectKey`).
     /// - Throws: ``NativeError`` when a name or address is not valid or OpenSSL fails.
+    ///
+    /// The certificate is built here and handed to `MSALNative`'s ``X509Certificate`` as PEM (and
+    /// the issuer's read back from PEM), so no OpenSSL handle crosses between the two targets.
     package static func issue(
         _ profile: CertificateProfile,
         subjectKey: PrivateKey,
         issuer: (certificate: X509Certificate, key: PrivateKey)? = nil
     ) throws(NativeError) -> X509Certificate {
         try validate(profile)
-        guard let created = X509_new() else { throw NativeError.openSSL("X509_new") }
-        let certificate = X509Certificate(taking: created)
-        let cert = certificate.pointer
+        guard let cert = X509_new() else { throw NativeError.openSSL("X509_new") }
+        defer { X509_free(cert) }
+        var issuerCert: OpaquePointer?
+        if let issuer { issuerCert = try readPEM(issuer.certificate.pem()) }
+        defer { if let issuerCert { X509_free(issuerCert) } }
         guard X509_set_version(cert, Int(X509_VERSION_3)) == 1 else { throw NativeError.openSSL("X509_set_version") }
         try setRandomSerial(cert)
         guard let notBefore = X509_getm_notBefore(cert), let notAfter = X509_getm_notAfter(cert),
@@ -27,17 +33,33 @@ extension X509Certificate {
         else { throw NativeError.openSSL("ASN1_TIME_set") }
         guard X509_set_pubkey(cert, subjectKey.pointer) == 1 else { throw NativeError.openSSL("X509_set_pubkey") }
         try setSubject(cert, commonName: profile.commonName)
-        let issuerName = X509_get_subject_name(issuer?.certificate.pointer ?? cert)
+        let issuerName = X509_get_subject_name(issuerCert ?? cert)
         guard X509_set_issuer_name(cert, issuerName) == 1 else { throw NativeError.openSSL("X509_set_issuer_name") }
-        let issuerCert = issuer?.certificate.pointer ?? cert
         for (nid, value) in extensions(profile, key: subjectKey, selfSigned: issuer == nil) {
-            guard cmsal_x509_add_extension(cert, issuerCert, nid, value) == 1 else {
+            guard cmsal_x509_add_extension(cert, issuerCert ?? cert, nid, value) == 1 else {
                 throw NativeError.openSSL("X509V3_EXT_conf_nid(\(value))")
             }
         }
         let signingKey = issuer?.key ?? subjectKey
         guard X509_sign(cert, signingKey.pointer, EVP_sha256()) > 0 else { throw NativeError.openSSL("X509_sign") }
-        return certificate
+        return try X509Certificate(pem: writePEM(cert))
+    }
+
+    /// The certificate of a PEM document, owned by the caller (`X509_free`).
+    private static func readPEM(_ pem: String) throws(NativeError) -> OpaquePointer {
+        var bytes = Array(pem.utf8)
+        let parsed: OpaquePointer? = bytes.withUnsafeMutableBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else { return nil }
+            defer { BIO_free(bio) }
+            return PEM_read_bio_X509(bio, nil, nil, nil)
+        }
+        guard let parsed else { throw NativeError.openSSL("PEM_read_bio_X509") }
+        return parsed
+    }
+
+    /// `cert` as PEM.
+    private static func writePEM(_ cert: OpaquePointer) throws(NativeError) -> String {
+        try PrivateKey.writePEM("PEM_write_bio_X509") { bio in PEM_write_bio_X509(bio, cert) }
     }
 
     /// The v3 extensions, in OpenSSL's configuration syntax.
@@ -89,12 +111,6 @@ extension X509Certificate {
         guard profile.notBefore < profile.notAfter else {
             throw NativeError(function: "X509Certificate.issue", reason: "notBefore must be before notAfter")
         }
-    }
-
-    /// Whether `text` is a numeric IPv4 or IPv6 address.
-    package static func isIPAddress(_ text: String) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 16)
-        return inet_pton(AF_INET, text, &buffer) == 1 || inet_pton(AF_INET6, text, &buffer) == 1
     }
 
     private static func setRandomSerial(_ cert: OpaquePointer) throws(NativeError) {

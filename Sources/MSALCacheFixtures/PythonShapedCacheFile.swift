@@ -1,13 +1,13 @@
 import Foundation
 
 /// A token cache file shaped exactly like MSAL for Python's `serialize()` (indent 4), for the
-/// benchmarks of `msal-bench` and the cache tests.
-public enum PythonShapedCacheFile {
+/// benchmarks of `msal-bench` and the cache tests (`MSALTests`).
+package enum PythonShapedCacheFile {
     /// Writes a cache file shaped exactly like MSAL Python's `serialize()` (indent 4) with
     /// `accounts` accounts, each with an access token (~1.5 KB JWT), an id token (~1 KB), a refresh
     /// token (~1 KB), an account record and shared app metadata. Returns the file size.
     @discardableResult
-    public static func write(path: String, accounts: Int) throws -> Int {
+    package static func write(path: String, accounts: Int) throws -> Int {
         var text = "{\n"
         let clientId = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
         let realm = "72f988bf-86f1-41af-91ab-2d7cd011db47"

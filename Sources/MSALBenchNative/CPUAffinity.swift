@@ -1,4 +1,5 @@
 internal import Glibc
+package import MSALNative
 
 /// Pinning the threads of this process to one CPU (`sched_setaffinity`), for benchmarks that
 /// must not measure the scheduler's placement of threads.

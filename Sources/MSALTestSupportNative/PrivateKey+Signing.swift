@@ -1,4 +1,5 @@
 internal import CMSALOpenSSL
+package import MSALNative
 
 extension PrivateKey {
     /// Signs `message` (a JWS signing input) with this key: `RS256` for RSA keys (PKCS#1 v1.5
@@ -19,7 +20,7 @@ extension PrivateKey {
         case .rs256:
             return signature
         case .es256:
-            return try ECDSASignature.raw(fromDER: signature, scalarByteCount: ECDSASignature.p256ScalarByteCount)
+            return try Self.rawECDSASignature(fromDER: signature, scalarByteCount: Self.p256ScalarByteCount)
         }
     }
 
@@ -35,7 +36,7 @@ extension PrivateKey {
                 "e": Base64URL.encode(try bigNumberParameter(cmsal_param_rsa_e(), padTo: nil)),
             ]
         case .ecP256:
-            let size = ECDSASignature.p256ScalarByteCount
+            let size = Self.p256ScalarByteCount
             return [
                 "kty": "EC",
                 "crv": "P-256",
@@ -91,5 +92,44 @@ extension PrivateKey {
         let written = bytes.withUnsafeMutableBufferPointer { BN_bn2binpad(number, $0.baseAddress, Int32(count)) }
         guard written == count else { throw NativeError.openSSL("BN_bn2binpad") }
         return bytes
+    }
+
+    /// The byte length of one P-256 coordinate or scalar.
+    private static let p256ScalarByteCount = 32
+
+    /// The raw `r || s` form of a DER signature, each scalar left-padded to `scalarByteCount`.
+    private static func rawECDSASignature(fromDER der: [UInt8], scalarByteCount: Int) throws(NativeError) -> [UInt8] {
+        let decoded = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let decoded else { throw NativeError.openSSL("d2i_ECDSA_SIG") }
+        defer { ECDSA_SIG_free(decoded) }
+        var raw = [UInt8](repeating: 0, count: 2 * scalarByteCount)
+        let padded = raw.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return BN_bn2binpad(ECDSA_SIG_get0_r(decoded), base, Int32(scalarByteCount)) == scalarByteCount
+                && BN_bn2binpad(ECDSA_SIG_get0_s(decoded), base + scalarByteCount, Int32(scalarByteCount))
+                    == scalarByteCount
+        }
+        guard padded else { throw NativeError.openSSL("BN_bn2binpad") }
+        return raw
+    }
+}
+
+extension [UInt8] {
+    /// Calls `body` with a pointer that is never null, even for an empty array (C APIs may
+    /// reject a null pointer with a zero length). As `MSALNative`'s, whose is internal.
+    fileprivate func withNonNullBytes<Result>(
+        _ body: ((pointer: UnsafePointer<UInt8>, count: Int)) -> Result
+    ) -> Result {
+        if isEmpty {
+            var placeholder: UInt8 = 0
+            return withUnsafePointer(to: &placeholder) { body(($0, 0)) }
+        }
+        return withUnsafeBufferPointer { buffer in
+            // Non-empty arrays always have storage.
+            body((buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!, buffer.count))
+        }
     }
 }

@@ -1,41 +1,33 @@
-import Foundation
+import MSAL
 
-/// Entry points for `msal-bench` (same package, not public API): time loading, saving and
-/// silent-path lookups through the real code. The benchmark's fixture file is written by
-/// `MSALTestSupport`'s ``PythonShapedCacheFile``, its memory measured by `msal-bench` itself.
-package enum CacheBenchmarkHooks {
-    /// Loads the file into a new cache (read + parse + index). The cache lives as long as the
-    /// returned object, so a caller can time the load without the freeing of what it loaded.
-    package static func load(path: String) throws -> LoadedCache {
-        let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        return LoadedCache(cache: cache, accessTokens: try cache.read { $0.contents.accessTokens.count })
-    }
-
-    /// A cache loaded by ``load(path:)``.
-    package final class LoadedCache {
+/// The token cache as `cache_load`, `cache_save`, `cache_lookup` and `cache_lapse_scan` time it:
+/// the library's own ``TokenCache`` and ``TokenStore`` (this package's `package` API).
+enum CacheBench {
+    /// A cache loaded from a file (read + parse + index). The cache lives as long as this
+    /// object, so a caller can time the load without the freeing of what it loaded.
+    final class LoadedCache {
         private let cache: TokenCache
         /// How many access tokens it holds.
-        package let accessTokens: Int
+        let accessTokens: Int
 
-        init(cache: TokenCache, accessTokens: Int) {
-            self.cache = cache
-            self.accessTokens = accessTokens
+        /// Loads the file at `path` into a new cache.
+        init(path: String) throws {
+            cache = TokenCache(filePath: path)
+            accessTokens = try cache.read { $0.contents.accessTokens.count }
         }
     }
 
     /// A loaded cache whose ``save(_:)`` rewrites the whole file.
-    package final class Saver {
+    final class Saver {
         private let cache: TokenCache
 
-        package init(path: String, durable: Bool) throws {
-            var settings = CacheSettings(location: .file(path: path, isDefault: false))
-            settings.durable = durable
-            cache = TokenCache(settings: settings)
+        init(path: String, durable: Bool) throws {
+            cache = TokenCache(filePath: path, durable: durable)
             _ = try cache.read { $0.contents.accessTokens.count }
         }
 
         /// One read-modify-write that changes one account's sign-in state and rewrites the file.
-        package func save(_ iteration: Int) throws {
+        func save(_ iteration: Int) throws {
             try cache.modify { store in
                 store.setSignInState(
                     iteration % 2 == 0 ? .signedIn : .unknown, clientId: "bench", homeAccountId: "bench-account")
@@ -45,13 +37,13 @@ package enum CacheBenchmarkHooks {
 
     /// An in-memory store with `accounts` accounts, and a lookup of one account's access token
     /// by a subset of its scopes (the silent path's cache query).
-    package final class Lookup {
+    final class Lookup {
         private var store = TokenStore()
         private let homeAccountId: String
         private let environments = ["login.microsoftonline.com", "login.windows.net"]
         private let scopes = TokenStore.lowercasedScopes(["https://graph.microsoft.com/User.Read"])
 
-        package init(accounts: Int) {
+        init(accounts: Int) {
             for index in 0..<accounts {
                 var record = TokenResponseRecord(
                     clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", environment: "login.microsoftonline.com",
@@ -72,15 +64,15 @@ package enum CacheBenchmarkHooks {
             homeAccountId = "uid\(accounts / 2).72f988bf-86f1-41af-91ab-2d7cd011db47"
         }
 
-        /// The lapse check a shared storage's every change makes (``TokenStore/removeLapsedAccounts(now:unusedLifetime:)``)
+        /// The lapse check a shared storage's every change makes (`TokenStore.removeLapsedAccounts`)
         /// over all the accounts, none of which lapsed; returns how many did (0).
-        package func lapseScan() -> Int {
+        func lapseScan() -> Int {
             var scanned = store
             return scanned.removeLapsedAccounts(now: 1_800_000_000, unusedLifetime: 90 * 86_400).count
         }
 
         /// Access token + id token + account, as a cache hit returns them; `true` on a hit.
-        package func hit() -> Bool {
+        func hit() -> Bool {
             let scopes = TokenStore.lowercasedScopes(["https://graph.microsoft.com/User.Read"])
             guard
                 let token = store.accessToken(
