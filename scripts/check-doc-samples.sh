@@ -242,6 +242,20 @@ kill "$emulator_pid"
 wait "$emulator_pid" || fail "msal emulator did not stop cleanly"
 emulator_pid=""
 
+stage "the shell session of Testing.md (emulator-session.sh), as written"
+[ -f "$package/emulator-session.sh" ] || fail "Testing.md shows no shell session against msal emulator"
+# As a reader runs it in the package's folder, with msal on the PATH, except that `swift` is a
+# function adding this build's scratch path and that its temporary folder is inside ours. Its
+# background processes (the emulator, the tool) are stopped by their PIDs when it ends, whichever
+# way; at most 3 minutes.
+export scratch
+(cd "$package" && PATH="$bin:$PATH" TMPDIR="$work" NO_PROXY=127.0.0.1,localhost no_proxy=127.0.0.1,localhost \
+    timeout 180 bash -euo pipefail -c '
+        trap "exit 143" TERM
+        trap "kill \$(jobs -p) 2>/dev/null || true" EXIT
+        swift() { local command=$1; shift; command swift "$command" --scratch-path "$scratch" "$@"; }
+        . ./emulator-session.sh' 2>&1 | sed 's/^/    | /') || fail "the shell session of Testing.md failed"
+
 stage "run MyTool's tests (swift test --parallel)"
 (cd "$package" && timeout 900 swift test --scratch-path "$scratch" --parallel 2>&1) | tee "$work/test.log" \
     || fail "MyTool's tests failed"
