@@ -177,13 +177,17 @@ stage "lint the sample (swift format lint --strict, this repository's configurat
 
 stage "build MyTool and its tests, and msal (scratch path $scratch)"
 build_started=$SECONDS
-(cd "$package" && swift build --scratch-path "$scratch" --build-tests 2>&1) | tee "$work/build.log" \
-    || fail "the sample package does not build"
+# The compiler's output goes to a log, shown when something fails.
+build() {
+    (cd "$package" && swift build --scratch-path "$scratch" "$@") >>"$work/build.log" 2>&1 \
+        || { tail -n 200 "$work/build.log" >&2; fail "swift build $* failed in the sample package"; }
+}
+build --build-tests
 # Its own warnings (the samples'; the library's are the repository's lint and build to catch).
 if grep -F "$package/" "$work/build.log" | grep -F ": warning:"; then fail "the samples compile with warnings"; fi
 # The CLI of the same checkout, built as a product of the dependency: nothing of the repository's
 # own .build is used.
-(cd "$package" && swift build --scratch-path "$scratch" --product msal) || fail "msal does not build"
+build --product msal
 bin="$(cd "$package" && swift build --scratch-path "$scratch" --show-bin-path)"
 echo "  built in $((SECONDS - build_started))s"
 
