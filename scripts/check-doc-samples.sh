@@ -58,6 +58,8 @@ cleanup() {
 trap cleanup EXIT
 package="$work/MyTool"
 [ -n "$scratch" ] || scratch="$work/scratch"
+mkdir -p "$scratch"
+scratch="$(cd "$scratch" && pwd)"
 started=$SECONDS
 stage() { echo "== check-doc-samples [$((SECONDS - started))s]: $*"; }
 fail() {
@@ -227,7 +229,7 @@ done
 status=0
 wait "$tool_pid" || status=$?
 tool_pid=""
-cat "$work/run1.log" | sed 's/^/    | /'
+sed 's/^/    | /' "$work/run1.log"
 [ -n "$approved" ] || fail "MyTool asked for no device code"
 [ "$status" = 0 ] || fail "MyTool failed (exit $status) on its first run"
 user="$(printf '%s' "$approved" | python3 -c 'import json, sys; print(json.load(sys.stdin)["username"])')"
@@ -261,6 +263,5 @@ export scratch
         . ./emulator-session.sh' 2>&1 | sed 's/^/    | /') || fail "the shell session of Testing.md failed"
 
 stage "run MyTool's tests (swift test --parallel)"
-(cd "$package" && timeout 900 swift test --scratch-path "$scratch" --parallel 2>&1) | tee "$work/test.log" \
-    || fail "MyTool's tests failed"
+(cd "$package" && timeout 900 swift test --scratch-path "$scratch" --parallel) || fail "MyTool's tests failed"
 stage "passed (the guides' samples compile and run)"
