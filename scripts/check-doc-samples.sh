@@ -17,7 +17,7 @@
 #
 # Markers, in the guides (an HTML comment, invisible when rendered):
 #   <!-- sample: PATH -->                the next fenced block is appended to PATH
-#   <!-- sample: PATH indent -->         the same, indented by 4 spaces (a fragment in a function)
+#   <!-- sample: PATH indent [N] -->     the same, indented by N (4) spaces (a fragment in a function)
 #   <!-- sample: PATH before: TEXT -->   the next block goes before the first line of PATH that
 #                                        starts with TEXT (after leading spaces)
 #   <!-- sample: PATH contains -->       the next block must appear in PATH as it stands (same lines,
@@ -26,7 +26,8 @@
 #   <!-- sample: PATH                    (several lines) the lines up to --> are appended to PATH:
 #   ...                                  code the reader need not see, such as the function
 #   -->                                  a fragment is compiled in
-# Every ```swift block of the two guides needs a marker. PATH is relative to the package; the
+# Every ```swift block of the two guides needs a marker. No hidden line may start with `@`: DocC
+# (scripts/build-docs.sh) reads such a line as a directive even inside a comment. PATH is relative to the package; the
 # package's folder sits next to a link named swift-msal to this checkout, so the guide's
 # `.package(path: "../swift-msal")` is used as written.
 set -euo pipefail
@@ -94,8 +95,9 @@ def place(directive, block, where):
         if lines and lines[-1].strip():
             lines.append("")  # blocks of one file are apart, as in the guide
         lines.extend(block)
-    elif mode == "indent":
-        lines.extend(("    " + line) if line.strip() else "" for line in block)
+    elif mode == "indent" or re.fullmatch(r"indent \d+", mode):
+        margin = " " * (int(mode.split()[1]) if " " in mode else 4)
+        lines.extend((margin + line) if line.strip() else "" for line in block)
     elif mode.startswith("before:"):
         text = mode[len("before:"):].strip()
         for index, line in enumerate(lines):
