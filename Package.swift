@@ -136,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MSALCLITests",
-            dependencies: ["msal-cli", "MSAL", "MSALTestSupport"],
+            dependencies: ["msal-cli", "MSAL", "MSALKernelKeyring", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         // The Swift samples of MSAL's documentation (../shared/seeds), changed only where Linux has

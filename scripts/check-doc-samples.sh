@@ -189,6 +189,12 @@ build() {
 build --build-tests
 # Its own warnings (the samples'; the library's are the repository's lint and build to catch).
 if grep -F "$package/" "$work/build.log" | grep -F ": warning:"; then fail "the samples compile with warnings"; fi
+# An app that depends on MSAL (and MSALTestSupport) uses no optional product: nothing about their C
+# libraries (pkg-config hints, flags SwiftPM refuses) may reach its build, whichever -dev packages
+# this machine has.
+if grep -E "warning: (you may be able to install|prohibited flag)|pkg-config" "$work/build.log"; then
+    fail "building an app that depends on MSAL alone printed warnings about C libraries it does not use"
+fi
 # The CLI of the same checkout, built as a product of the dependency: nothing of the repository's
 # own .build is used.
 build --product msal

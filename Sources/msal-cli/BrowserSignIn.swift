@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import Synchronization
 
 /// `msal login` in the system browser, aware of machines where no browser can open (SSH sessions,
 /// containers): there the sign-in address is printed for the user to open in a browser that reaches
@@ -42,7 +43,9 @@ enum BrowserSignIn {
         case .browser:
             Console.error("Opening the sign-in page in the browser; waiting for it to come back (Ctrl-C cancels)...")
             do {
-                return try await application.acquireToken(with: parameters(target))
+                return try await remindingAfter(.seconds(5)) {
+                    try await application.acquireToken(with: parameters(target))
+                }
             } catch {
                 guard isBrowserLaunchFailure(error) else { throw error }
                 guard terminal else {
@@ -72,6 +75,43 @@ enum BrowserSignIn {
         return try await application.acquireToken(with: parameters(target, webview: webview))
     }
 
+    /// Runs `signIn`; when it has not ended after `delay`, says once where the browser has to come
+    /// back to (the loopback redirect URI of the sign-in address the library announced), so that a
+    /// browser that never submits the page (a script, a tab closed) does not leave a silent wait.
+    private static func remindingAfter<T: Sendable>(
+        _ delay: Duration, _ signIn: () async throws -> T
+    ) async throws -> T {
+        let redirect = Mutex<String?>(nil)
+        let observer = NotificationCenter.default.addObserver(
+            forName: Notification.Name(MSALWebAuthDidStartLoadNotification), object: nil, queue: nil
+        ) { note in
+            guard let url = note.userInfo?["url"] as? URL, let uri = redirectURI(url) else { return }
+            redirect.withLock { $0 = uri }
+        }
+        let reminder = Task {
+            try await Task.sleep(for: delay)
+            Console.error(waitingMessage(redirectURI: redirect.withLock { $0 }))
+        }
+        defer {
+            reminder.cancel()
+            NotificationCenter.default.removeObserver(observer)
+        }
+        return try await signIn()
+    }
+
+    /// The reminder printed while the browser has not come back.
+    static func waitingMessage(redirectURI: String?) -> String {
+        let place = redirectURI ?? "this machine's loopback redirect URI"
+        return "msal: waiting for the browser to come back to \(place) ... The sign-in page sends it there when "
+            + "the sign-in ends (a browser that does not run the page's script, such as curl, never does); Ctrl-C "
+            + "cancels, or use `msal login --device-code`."
+    }
+
+    /// The `redirect_uri` of an authorize URL.
+    static func redirectURI(_ url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == "redirect_uri" }?.value
+    }
+
     /// The sign-in's parameters: the target's scopes and resource indicator.
     private static func parameters(_ target: TokenTarget, webview: MSALWebviewParameters? = nil)
         -> MSALInteractiveTokenParameters
@@ -99,9 +139,7 @@ enum BrowserSignIn {
 
     /// The port of the loopback redirect URI in an authorize URL.
     static func redirectPort(_ url: URL) -> Int? {
-        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        guard let value = items.first(where: { $0.name == "redirect_uri" })?.value else { return nil }
-        return URLComponents(string: value)?.port
+        redirectURI(url).flatMap { URLComponents(string: $0)?.port }
     }
 
     /// Whether `error` is the library's "Cannot open the system browser" (-50000): no `$BROWSER`

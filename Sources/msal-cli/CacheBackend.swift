@@ -26,6 +26,22 @@ enum CacheBackend: String, CaseIterable, Sendable {
         case .plaintext: "the plaintext file"
         }
     }
+
+    /// Where this backend keeps the key of the cache file at `cachePath`, and how it goes away;
+    /// `nil` for the plaintext file.
+    func keyPlace(cachePath: String) -> String? {
+        switch self {
+        case .secretService:
+            "an item of schema org.swift-msal.CacheKey whose attribute cache is \(cachePath), in the default "
+                + "collection; `msal logout --all` removes it with the cache file"
+        case .kernelKeyring:
+            "the key msal:\(cachePath) of the user's keyring (@u), gone at a reboot; `msal logout --all` removes it "
+                + "with the cache file"
+        case .systemdCredential:
+            "the service's credential, which msal only reads; `msal logout --all` removes the cache file"
+        case .plaintext: nil
+        }
+    }
 }
 
 /// What a backend's probe found here.
@@ -137,11 +153,14 @@ struct CacheBackendDecision: Equatable, Sendable {
                 isPlaintextWarning: true)
         }
         guard chosen != facts.previous, chosen != .plaintext else { return .init(outcome: .use(chosen)) }
+        let place = chosen.keyPlace(cachePath: facts.path).map { ": \($0)" } ?? ""
         let migration =
             facts.fileExists && !facts.fileIsEncrypted
-            ? "; the plaintext cache file is re-written encrypted, with every account, at its next change" : ""
+            ? " The plaintext cache file is re-written encrypted, with every account, at its next change." : ""
         return .init(
-            outcome: .use(chosen), notice: "msal: the token cache's key is kept in \(chosen.words)\(migration)")
+            outcome: .use(chosen),
+            notice: "msal: the token cache's key is kept in \(chosen.words)\(place).\(migration) See Docs/CLI.md, "
+                + "\"Where the cache's key is kept\".")
     }
 
     /// The backends whose probes ``decide(_:)`` needs for these facts (the `probes` then left out):

@@ -2,6 +2,8 @@ import Foundation
 import MSALTestSupport
 import XCTest
 
+@testable import msal_cli
+
 /// `msal login` in the system browser: `$BROWSER` is a script that fetches the sign-in page with
 /// curl and follows the emulator's redirect to the tool's loopback listener.
 final class CLIBrowserLoginTests: XCTestCase {
@@ -52,5 +54,26 @@ final class CLIBrowserLoginTests: XCTestCase {
                 "no browser could be started; sign in from any device with `msal login --device-code`"),
             result.errorOutput)
         XCTAssertEqual(result.output, "")
+    }
+
+    /// A browser that opens the page and never comes back (here one that does nothing): after a
+    /// few seconds the command says, once, where it waits, then `--timeout` ends it.
+    func testAWaitForTheBrowserIsSaidOnceAfterAFewSeconds() throws {
+        let result = try environment.run(
+            ["login", "--scopes", "User.Read", "--timeout", "8"], extra: ["BROWSER": "/bin/true"])
+        XCTAssertEqual(result.status, 124, result.errorOutput)
+        let said = result.errorOutput.components(separatedBy: "waiting for the browser to come back to ")
+        XCTAssertEqual(said.count, 2, result.errorOutput)
+        XCTAssertTrue(said.last?.hasPrefix("http://localhost:") == true, result.errorOutput)
+        XCTAssertTrue(result.errorOutput.contains("such as curl, never does"), result.errorOutput)
+    }
+
+    func testTheWaitingMessageNamesTheRedirectOfTheAuthorizeAddress() throws {
+        let url = try XCTUnwrap(
+            URL(string: "https://h/common/oauth2/v2.0/authorize?client_id=c&redirect_uri=http%3A%2F%2F127.0.0.1%3A5123")
+        )
+        XCTAssertEqual(BrowserSignIn.redirectURI(url), "http://127.0.0.1:5123")
+        XCTAssertEqual(BrowserSignIn.redirectPort(url), 5123)
+        XCTAssertTrue(BrowserSignIn.waitingMessage(redirectURI: nil).contains("loopback redirect URI"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import MSALKernelKeyring
 import MSALTestSupport
 import XCTest
 
@@ -276,5 +277,65 @@ final class CLICacheBackendTests: XCTestCase {
             outside.errorOutput)
         XCTAssertTrue(outside.errorOutput.contains("Nothing was changed"), outside.errorOutput)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: environment.cacheFile)), encrypted)
+    }
+
+    /// The kernel keyring, chosen without a desktop: `msal login` says once where the key is and
+    /// how to remove it; `msal logout --all` removes the cache file, that key and the defaults,
+    /// and a second run has nothing left to remove.
+    func testTheKernelKeyringKeyIsNamedAndLogoutAllRemovesIt() throws {
+        environment = try CLITestEnvironment()
+        let kernel = [
+            "MSAL_CACHE_BACKEND": "kernel-keyring", "CREDENTIALS_DIRECTORY": "",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=" + environment.directory.appendingPathComponent("no-bus").path,
+        ]
+        let keyName = "msal:" + environment.cacheFile
+        let store = MSALKernelKeyringKeyStore(keyName: keyName, keyring: .user)
+        defer { _ = try? store.removeKey() }
+
+        let login = try environment.deviceCodeLogin(as: EmulatorUser.bob.username, extra: kernel)
+        XCTAssertEqual(login.status, 0, login.errorOutput)
+        XCTAssertTrue(
+            login.errorOutput.contains("the token cache's key is kept in the kernel keyring"), login.errorOutput)
+        XCTAssertTrue(login.errorOutput.contains("the key \(keyName) of the user's keyring (@u)"), login.errorOutput)
+        XCTAssertTrue(login.errorOutput.contains("`msal logout --all` removes it"), login.errorOutput)
+        XCTAssertNotNil(try store.loadKey(), "the key is where the notice says")
+        let token = try environment.run(["token", "--scopes", "User.Read"], extra: kernel)
+        XCTAssertEqual(token.status, 0, token.errorOutput)
+        XCTAssertFalse(token.errorOutput.contains("kept in"), "said once: \(token.errorOutput)")
+
+        let misuse = try environment.run(["logout", "--all", "--wipe"], extra: kernel)
+        XCTAssertEqual(misuse.status, 2, misuse.errorOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: environment.cacheFile))
+
+        // Without a client id: --all needs none.
+        let all = try environment.run(["logout", "--all"], extra: kernel.merging(["MSAL_CLIENT_ID": ""]) { $1 })
+        XCTAssertEqual(all.status, 0, all.errorOutput)
+        XCTAssertTrue(all.errorOutput.contains("Removed the token cache \(environment.cacheFile)"), all.errorOutput)
+        XCTAssertTrue(all.errorOutput.contains("its key in the kernel keyring"), all.errorOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: environment.cacheFile))
+        XCTAssertFalse(
+            FileManager.default.fileExists(
+                atPath: environment.directory.appendingPathComponent(DefaultAccount.fileName).path))
+        XCTAssertNil(try store.loadKey())
+
+        let again = try environment.run(["logout", "--all"], extra: kernel)
+        XCTAssertEqual(again.status, 0, again.errorOutput)
+        XCTAssertTrue(again.errorOutput.contains("Nothing to remove"), again.errorOutput)
+        let accounts = try environment.run(["accounts", "-o", "tsv"], extra: kernel)
+        XCTAssertEqual(accounts.status, 0, accounts.errorOutput)
+        XCTAssertEqual(accounts.output, "")
+    }
+
+    /// A cache path that is a symbolic link is not followed by `logout --all`: nothing is removed.
+    func testLogoutAllLeavesALinkedCacheAlone() throws {
+        environment = try CLITestEnvironment()
+        let elsewhere = environment.directory.appendingPathComponent("someone-elses.json")
+        try Data("{}".utf8).write(to: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: environment.cacheFile, withDestinationPath: elsewhere.path)
+        let all = try environment.run(["logout", "--all"])
+        XCTAssertEqual(all.status, 1, all.errorOutput)
+        XCTAssertTrue(all.errorOutput.contains("is not a regular file; nothing was removed"), all.errorOutput)
+        XCTAssertEqual(try Data(contentsOf: elsewhere), Data("{}".utf8))
+        XCTAssertNotNil(try? FileManager.default.destinationOfSymbolicLink(atPath: environment.cacheFile))
     }
 }
