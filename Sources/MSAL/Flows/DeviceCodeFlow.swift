@@ -76,6 +76,9 @@ struct DeviceCodeFlow {
                         extraQueryParameters: request.extraQueryParameters, resource: request.resource))
             }, correlationId: correlationId)
         return try TokenResponseHandler(context: context).handle(
-            tokens, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn))
+            tokens,
+            for: .init(
+                resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn,
+                resource: request.resource))
     }
 }

@@ -87,7 +87,7 @@ struct InteractiveFlow {
             tokens,
             for: .init(
                 resolved: resolvedForCache, scopes: scopes, correlationId: correlationId, nonce: authorize.nonce,
-                account: nil, grant: .signIn))
+                account: nil, grant: .signIn, resource: request.resource))
         context.throttling.userInteractionSucceeded()
         return result
     }

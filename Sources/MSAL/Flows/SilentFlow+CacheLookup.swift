@@ -33,11 +33,10 @@ extension SilentFlow {
         }
 
         /// The cached token a refresh decided on may fall back to, and under which rule: the one
-        /// this lookup found due for refresh. None with a resource indicator: the cached token
-        /// may be for another resource.
-        func fallback(for decision: SilentTokenDecision, resourceRequested: Bool) -> CachedFallback? {
-            guard case .refresh(let fallback) = decision, case .needsRefresh(let token, _) = self, !resourceRequested
-            else { return nil }
+        /// this lookup found due for refresh (for a resource indicator, a token of that resource:
+        /// the lookup looks nowhere else).
+        func fallback(for decision: SilentTokenDecision) -> CachedFallback? {
+            guard case .refresh(let fallback) = decision, case .needsRefresh(let token, _) = self else { return nil }
             return CachedFallback(token: token, fallback: fallback)
         }
     }

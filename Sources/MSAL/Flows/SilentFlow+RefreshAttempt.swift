@@ -35,9 +35,10 @@ extension SilentFlow {
         }
 
         /// Whether a good token another caller cached meanwhile may be returned instead of sending
-        /// a request: not when the request forces a refresh, asks for claims or names a resource.
+        /// a request: not when the request forces a refresh or asks for claims (with a resource
+        /// indicator, only a token of that resource is looked for).
         var mayReturnFreshToken: Bool {
-            !request.forceRefresh && request.claims == nil && request.resource == nil
+            !request.forceRefresh && request.claims == nil
         }
     }
 }

@@ -34,15 +34,16 @@ struct SilentFlow {
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
 
         try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
-        // A token for a resource indicator is not told apart from others of the same scopes in
-        // the cache: it is always asked for anew.
-        let skipCache = request.forceRefresh || request.claims != nil || request.resource != nil
+        // With a resource indicator the cache answers with a token of that resource only
+        // (``TokenStore/resourceAccessToken(homeAccountId:environments:realm:clientId:scopes:resource:)``).
+        let skipCache = request.forceRefresh || request.claims != nil
         // The cache first, with what sign-in recorded: discovery runs only when a request is
         // about to be sent, so a cached token needs no network.
         if !skipCache,
             let offline = context.resolver.offlineLookupScope(
                 authority, knownAuthorities: knownAuthorities, homeTenant: homeTenant),
-            case .hit(let hit) = try cachedToken(homeAccountId: homeAccountId, scope: offline, scopes: scopes)
+            case .hit(let hit) = try cachedToken(
+                homeAccountId: homeAccountId, scope: offline, scopes: scopes, resource: request.resource)
         {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return result(of: hit, homeAccountId: homeAccountId, scope: offline, correlationId)
@@ -51,7 +52,9 @@ struct SilentFlow {
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
         let scope = resolved.lookupScope(realm: realm)
-        let lookup = try cachedToken(homeAccountId: homeAccountId, scope: scope, scopes: scopes, skipCache: skipCache)
+        let lookup = try cachedToken(
+            homeAccountId: homeAccountId, scope: scope, scopes: scopes, resource: request.resource, skipCache: skipCache
+        )
         let decision = SilentTokenDecision.decide(
             status: lookup.status, skipCache: skipCache,
             extendedLifetimeEnabled: context.extendedLifetimeEnabled)
@@ -63,7 +66,7 @@ struct SilentFlow {
             RefreshAttempt(
                 request: request, homeAccountId: homeAccountId, account: account, resolved: resolved, realm: realm,
                 scopes: scopes, claims: claims,
-                cached: lookup.fallback(for: decision, resourceRequested: request.resource != nil)))
+                cached: lookup.fallback(for: decision)))
     }
 
     // MARK: Account and cache
@@ -93,7 +96,8 @@ struct SilentFlow {
     /// copied out of the store, a copy costing more than the rest of a hit), else the token
     /// itself (``CacheLookup/needsRefresh(_:_:)``), for the refresh and its fallbacks.
     private func cachedToken(
-        homeAccountId: String, scope: CacheLookupScope, scopes: OrderedScopes, skipCache: Bool = false
+        homeAccountId: String, scope: CacheLookupScope, scopes: OrderedScopes, resource: String?,
+        skipCache: Bool = false
     ) throws -> CacheLookup {
         let clientId = context.clientId
         let now = context.now()
@@ -103,6 +107,12 @@ struct SilentFlow {
         return try context.cache.readVersioned { store, generation in
             if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
                 throw interactionRequired("Account is signed out, user interaction is required.", nil)
+            }
+            if let resource {
+                return Self.resourceLookup(
+                    &store, generation: generation, homeAccountId: homeAccountId, scope: scope, scopes: wanted,
+                    resource: resource, clientId: clientId, status: { AccessTokenStatus($0, at: now, buffer: buffer) },
+                    skipCache: skipCache, builder: builder)
             }
             // B2C tokens written by MSAL Python are under the tenant named in the authority's path
             // (its token endpoint's first segment), ours under the tenant id: look in both.
@@ -129,6 +139,31 @@ struct SilentFlow {
                 idToken: parts.idToken)
             return .hit(hit)
         }
+    }
+
+    /// ``cachedToken(homeAccountId:scope:scopes:resource:skipCache:)`` for a resource indicator:
+    /// the token kept for that resource (its own section, a handful of entries), in the same read.
+    private static func resourceLookup(
+        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, scope: CacheLookupScope,
+        scopes: [String], resource: String, clientId: String, status: (CacheAccessToken) -> AccessTokenStatus,
+        skipCache: Bool, builder: ResultBuilder
+    ) -> CacheLookup {
+        var found = store.resourceAccessToken(
+            homeAccountId: homeAccountId, environments: scope.environments, realm: scope.realm, clientId: clientId,
+            scopes: scopes, resource: resource)
+        if found == nil, let alternate = scope.alternateRealm {
+            found = store.resourceAccessToken(
+                homeAccountId: homeAccountId, environments: scope.environments, realm: alternate, clientId: clientId,
+                scopes: scopes, resource: resource)
+        }
+        guard let token = found else { return .miss }
+        let tokenStatus = status(token)
+        guard !skipCache, tokenStatus == .valid(refreshNeeded: false) else { return .needsRefresh(token, tokenStatus) }
+        let parts = builder.parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
+        return .hit(
+            CacheHit(
+                secret: token.secret, target: token.target, expiresOn: token.expiresOn, account: parts.account,
+                idToken: parts.idToken))
     }
 
     private func result(
@@ -178,7 +213,8 @@ struct SilentFlow {
         // token that is now good is returned without a request.
         if attempt.mayReturnFreshToken,
             case .hit(let fresh) = try cachedToken(
-                homeAccountId: homeAccountId, scope: attempt.lookupScope, scopes: attempt.scopes),
+                homeAccountId: homeAccountId, scope: attempt.lookupScope, scopes: attempt.scopes,
+                resource: attempt.request.resource),
             fresh.secret != attempt.cached?.token.secret
         {
             return result(of: fresh, homeAccountId: homeAccountId, scope: attempt.lookupScope, attempt.correlationId)
@@ -246,7 +282,7 @@ struct SilentFlow {
             response,
             for: .init(
                 resolved: attempt.resolved, scopes: attempt.scopes, correlationId: correlationId,
-                account: attempt.account, grant: .refreshToken))
+                account: attempt.account, grant: .refreshToken, resource: attempt.request.resource))
     }
 
     /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;

@@ -22,6 +22,9 @@ struct TokenResponseHandler {
         /// grant (silent refresh, import): only a sign-in's id token must be unexpired by this
         /// machine's clock.
         var grant: Grant
+        /// The RFC 8707 resource indicator the tokens were asked for: the access token is cached
+        /// for that resource only (``TokenStore/resourceSectionName``).
+        var resource: String? = nil
 
         enum Grant {
             case signIn
@@ -108,6 +111,7 @@ struct TokenResponseHandler {
         record.refreshToken = response.refreshToken
         record.refreshTokenExpiresOn = response.refreshToken == nil ? nil : response.refreshTokenExpiresOnSeconds
         record.foci = response.familyId
+        record.resource = request.resource
         try context.cache.modify { $0.save(record) }
 
         let result = try ResultBuilder(context: context).result(

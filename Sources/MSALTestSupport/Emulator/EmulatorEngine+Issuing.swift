@@ -65,8 +65,12 @@ extension EmulatorEngine {
             "ext_expires_in": lifetimes.extendedAccessToken,
         ]
         if let refreshIn = lifetimes.refreshIn { body["refresh_in"] = refreshIn }
+        // An RFC 8707 resource indicator on the token request names the audience, as an OpenID
+        // Connect issuer or AD FS makes it (MSAL sends none to Entra's v2.0 endpoints).
+        let indicated = context.request.formValue("resource")
         var accessClaims: [String: Any] = [
-            "aud": scopes.resource, "iss": issuerURL, "iat": iat, "nbf": iat, "exp": iat + lifetimes.accessToken,
+            "aud": indicated ?? scopes.resource, "iss": issuerURL, "iat": iat, "nbf": iat,
+            "exp": iat + lifetimes.accessToken,
             "oid": objectId, "tid": subject.tenantId, "sub": pairwiseSubject, "azp": client.clientId,
             "appid": client.clientId, "name": user.displayName, "preferred_username": user.username,
             "ver": "2.0", "uti": randomToken(bytes: 16),

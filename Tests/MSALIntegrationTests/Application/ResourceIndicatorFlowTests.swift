@@ -31,18 +31,83 @@ final class ResourceIndicatorFlowTests: XCTestCase {
         let code = try XCTUnwrap(emulator.recentRequests(to: .token).last)
         XCTAssertEqual(code.formItems.first { $0.name == "resource" }?.value, resource)
 
-        // Silent without an indicator: the cache answers. With one: always a refresh, with it.
+        // Silent with the same indicator: the token cached for it, no request.
         let tokens = emulator.requestCount(.token)
-        let plain = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
-        _ = try await app.application.acquireTokenSilent(with: plain)
-        XCTAssertEqual(emulator.requestCount(.token), tokens)
         let indicated = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
         indicated.resourceIndicator = resource
-        _ = try await app.application.acquireTokenSilent(with: indicated)
+        let again = try await app.application.acquireTokenSilent(with: indicated)
+        XCTAssertEqual(again.accessToken, signedIn.accessToken)
+        XCTAssertEqual(emulator.requestCount(.token), tokens)
+        // Without an indicator: not that token (it is for the resource), one refresh, then cached.
+        let plain = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+        let unnamed = try await app.application.acquireTokenSilent(with: plain)
+        XCTAssertNotEqual(unnamed.accessToken, signedIn.accessToken)
         XCTAssertEqual(emulator.requestCount(.token), tokens + 1)
         let refresh = try XCTUnwrap(emulator.recentRequests(to: .token).last)
         XCTAssertEqual(refresh.formValue("grant_type"), "refresh_token")
-        XCTAssertEqual(refresh.formItems.first { $0.name == "resource" }?.value, resource)
+        XCTAssertNil(refresh.formValue("resource"))
+        _ = try await app.application.acquireTokenSilent(with: plain)
+        XCTAssertEqual(emulator.requestCount(.token), tokens + 1)
+
+        // Once expired, a refresh that names the resource, cached for it again.
+        app.advance(by: 3600)
+        let renewed = try await app.application.acquireTokenSilent(with: indicated)
+        XCTAssertEqual(emulator.requestCount(.token), tokens + 2)
+        let named = try XCTUnwrap(emulator.recentRequests(to: .token).last)
+        XCTAssertEqual(named.formValue("resource"), resource)
+        XCTAssertEqual(try EmulatorHarness.claims(renewed.accessToken)["aud"]?.stringValue, resource)
+        _ = try await app.application.acquireTokenSilent(with: indicated)
+        XCTAssertEqual(emulator.requestCount(.token), tokens + 2)
+    }
+
+    /// Two resources asked for with the same scopes: each gets its own token (its audience), the
+    /// repeated calls are cache hits, and the tokens are kept where other MSALs never look (a
+    /// section of our own), removed at sign-out.
+    func testTokensOfTwoResourcesWithTheSameScopesNeverMix() async throws {
+        let issuer = emulator.authority(.oidc(EmulatorTenant.contoso.id))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("msal-resources-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("msal_cache.json")
+        let app = try EmulatedApp(emulator: emulator, authority: issuer) {
+            $0.authority = try MSALOIDCAuthority(issuer: issuer)
+            $0.cacheConfig.inMemoryOnly = false
+            $0.cacheConfig.cacheFileURL = file
+        }
+        let signedIn = try await app.signIn(["User.Read"])
+        let other = "https://api.example.org/"
+        func silent(_ resource: String) async throws -> String {
+            let parameters = MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account)
+            parameters.resourceIndicator = resource
+            return try await app.application.acquireTokenSilent(with: parameters).accessToken
+        }
+        let before = emulator.requestCount(.token)
+        let first = try await silent(resource)
+        let second = try await silent(other)
+        XCTAssertEqual(emulator.requestCount(.token), before + 2)
+        XCTAssertEqual(try EmulatorHarness.claims(first)["aud"]?.stringValue, resource)
+        XCTAssertEqual(try EmulatorHarness.claims(second)["aud"]?.stringValue, other)
+        for _ in 0..<3 {
+            let again = (try await silent(resource), try await silent(other))
+            XCTAssertEqual(again.0, first)
+            XCTAssertEqual(again.1, second)
+        }
+        XCTAssertEqual(emulator.requestCount(.token), before + 2, "repeated calls are cache hits")
+        let plain = try await app.application.acquireTokenSilent(
+            with: MSALSilentTokenParameters(scopes: ["User.Read"], account: signedIn.account))
+        XCTAssertEqual(plain.accessToken, signedIn.accessToken, "the token without a resource is untouched")
+
+        let document = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        let plainSection = try XCTUnwrap(document["AccessToken"] as? [String: [String: Any]])
+        XCTAssertEqual(plainSection.values.compactMap { $0["secret"] as? String }, [signedIn.accessToken])
+        let ours = try XCTUnwrap(document[TokenStore.resourceSectionName] as? [String: [String: Any]])
+        XCTAssertEqual(Set(ours.values.compactMap { $0["resource"] as? String }), [resource, other])
+        XCTAssertEqual(Set(ours.values.compactMap { $0["secret"] as? String }), [first, second])
+
+        try await app.application.signout(with: signedIn.account, signoutParameters: MSALSignoutParameters())
+        let after = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        XCTAssertNil(after[TokenStore.resourceSectionName], "signed out: the resource tokens are gone")
     }
 
     func testTheDeviceCodeFlowSendsTheResourceOnTheDeviceAndTokenRequests() async throws {

@@ -17,6 +17,10 @@ extension TokenStore {
             }
         }
         remove(victims)
+        removeResourceAccessTokens {
+            $0.homeAccountId == homeAccountId && $0.clientId == clientId
+                && (environments?.contains($0.environment) ?? true)
+        }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
@@ -24,13 +28,18 @@ extension TokenStore {
     /// Account records, in `environments` (all when `nil`); the account is `signed_out` for `clientId`.
     mutating func wipeAccount(homeAccountId: String, clientId: String, environments: [String]?) {
         remove(victims(homeAccountId: homeAccountId, environments: environments) { _ in true })
+        removeResourceAccessTokens {
+            $0.homeAccountId == homeAccountId && (environments?.contains($0.environment) ?? true)
+        }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
     /// Sign-out with `wipeCacheForAllAccounts`: every token, account, app metadata and account
-    /// metadata. Sections this library does not know are kept (they are not its data).
+    /// metadata, and the tokens kept for resource indicators. Sections this library does not know
+    /// are kept (they are not its data).
     mutating func wipeAllAccounts() {
         removeAllEntities()
+        removeResourceAccessTokens { _ in true }
     }
 
     private mutating func remove(_ victims: [EntityRef]) {
@@ -78,7 +87,9 @@ extension TokenStore {
             // Each account's refs are read afresh: removing one entity moves another into its slot.
             for ref in refs(homeAccountId).sorted(by: { $0.slot > $1.slot }) { remove(ref) }
         }
-        removeAccountMetadata(of: Set(lapsed))
+        let removed = Set(lapsed)
+        removeAccountMetadata(of: removed)
+        removeResourceAccessTokens { removed.contains($0.homeAccountId) }
         return lapsed
     }
 

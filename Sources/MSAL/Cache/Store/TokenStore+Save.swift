@@ -9,7 +9,9 @@ extension TokenStore {
     package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
-        if let secret = record.accessToken {
+        if let secret = record.accessToken, record.resource != nil {
+            saveResourceAccessToken(record, secret: secret)
+        } else if let secret = record.accessToken {
             let newScopes = target.split(separator: " ").map { $0.lowercased() }
             let type = CacheScopes.normalizedTokenType(record.tokenType)
             let stale = refs(hid).filter { ref in
