@@ -13,7 +13,7 @@ enum CacheBench {
         /// Loads the file at `path` into a new cache.
         init(path: String) throws {
             cache = TokenCache(filePath: path)
-            accessTokens = try cache.read { $0.contents.accessTokens.count }
+            accessTokens = try cache.read { $0.accessTokens.count }
         }
     }
 
@@ -23,7 +23,7 @@ enum CacheBench {
 
         init(path: String, durable: Bool) throws {
             cache = TokenCache(filePath: path, durable: durable)
-            _ = try cache.read { $0.contents.accessTokens.count }
+            _ = try cache.read { $0.accessTokens.count }
         }
 
         /// One read-modify-write that changes one account's sign-in state and rewrites the file.

@@ -52,7 +52,7 @@ final class AdversarialRedisDocumentTests: XCTestCase {
         try plant(server, planted)
 
         let victim = cache(try storage(server), key: key)
-        XCTAssertThrowsError(try victim.read { $0.contents.accounts.count }) { error in
+        XCTAssertThrowsError(try victim.read { $0.accounts.values.count }) { error in
             let error = error as NSError
             XCTAssertEqual(error.domain, MSALErrorDomain)
             XCTAssertTrue(error.localizedDescription.contains("not encrypted"), error.localizedDescription)
@@ -72,13 +72,13 @@ final class AdversarialRedisDocumentTests: XCTestCase {
         XCTAssertTrue(copied.starts(with: Array("MSALCACHE".utf8) + [0, 2, 1]))
         try plant(server, copied)
 
-        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.contents.accounts.count }) { error in
+        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.accounts.values.count }) { error in
             XCTAssertTrue((error as NSError).localizedDescription.contains("could not be decrypted"), "\(error)")
         }
         XCTAssertEqual(try document(server), copied)
         // In its own cache it still opens.
         XCTAssertEqual(
-            try cache(try storage(server, name: "other-fleet"), key: key).read { $0.contents.accounts.count }, 1)
+            try cache(try storage(server, name: "other-fleet"), key: key).read { $0.accounts.values.count }, 1)
     }
 
     func testMovingAPlaintextCacheToEncryptionIsOneExplicitStep() throws {
@@ -87,13 +87,13 @@ final class AdversarialRedisDocumentTests: XCTestCase {
         try cache(fleet, key: nil).modify {
             $0.save(RedisCacheStorageTests.response(uid: "alice", refreshToken: "alices-rt"))
         }
-        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.contents.accounts.count })
+        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.accounts.values.count })
 
         XCTAssertTrue(try fleet.encryptPlaintextDocument(with: Data(key)))
         let stored = try XCTUnwrap(try document(server))
         XCTAssertNil(stored.firstRange(of: Array("alices-rt".utf8)))
         XCTAssertEqual(
-            try cache(try storage(server), key: key).read { $0.contents.refreshTokens.first?.secret }, "alices-rt")
+            try cache(try storage(server), key: key).read { $0.refreshTokens.values.first?.secret }, "alices-rt")
         // Once only: an encrypted document is left alone, and so is something that is no cache.
         XCTAssertFalse(try fleet.encryptPlaintextDocument(with: Data(key)))
         try plant(server, Array("#!/bin/sh\nrm -rf ~\n".utf8), name: "scripts")

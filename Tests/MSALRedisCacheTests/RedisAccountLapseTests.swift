@@ -59,9 +59,9 @@ final class RedisAccountLapseTests: XCTestCase {
         let storage = try MSALRedisCacheStorage(
             connection: MSALRedisConnectionConfig(host: "127.0.0.1", port: server.port), cacheName: name)
         guard let data = try storage.load() else { return nil }
-        let store = TokenStore(try CacheDocumentCodec.decode([UInt8](data)))
-        guard let account = store.contents.accounts.first(where: { $0.username == username }) else { return nil }
-        return store.contents.refreshTokens.first { $0.homeAccountId == account.homeAccountId }
+        let store = try CacheDocument.read([UInt8](data))
+        guard let account = store.accounts.values.first(where: { $0.username == username }) else { return nil }
+        return store.refreshTokens.values.first { $0.homeAccountId == account.homeAccountId }
     }
 
     private func storedDocument(_ server: RedisServer, name: String = "lapse") throws -> String {
@@ -185,7 +185,7 @@ final class RedisAccountLapseTests: XCTestCase {
                     try cache.modify { $0.save(Self.record(uid: "user\(user)", at: now)) }
                 }
                 if day % 120 == 0 || day == days - 2 {
-                    let accounts = try cache.read { $0.contents.accounts.count }
+                    let accounts = try cache.read { $0.accounts.values.count }
                     sizes[day] = (accounts, try storage.load()?.count ?? 0)
                 }
             }

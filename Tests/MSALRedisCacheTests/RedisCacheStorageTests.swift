@@ -138,11 +138,11 @@ final class RedisCacheStorageTests: XCTestCase {
         }
         XCTAssertEqual(failures.withLock { $0 }, [])
         let reader = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
-        let count = try reader.read { $0.contents.accounts.count }
+        let count = try reader.read { $0.accounts.values.count }
         XCTAssertEqual(count, machines * writes)
         // Each machine sees all the others' writes at its next read (the version changed).
         for cache in caches {
-            XCTAssertEqual(try cache.read { $0.contents.accounts.count }, machines * writes)
+            XCTAssertEqual(try cache.read { $0.accounts.values.count }, machines * writes)
         }
     }
 
@@ -179,7 +179,7 @@ final class RedisCacheStorageTests: XCTestCase {
         print("contention: \(machines) machines, \(saves.withLock { $0 }) saves, \(failed.count) gave up in 4 s")
         XCTAssertEqual(failed, [])
         XCTAssertEqual(
-            try seed.read { $0.contents.accounts.count }, 300 + saves.withLock { $0 }, "every acknowledged save kept")
+            try seed.read { $0.accounts.values.count }, 300 + saves.withLock { $0 }, "every acknowledged save kept")
     }
 
     func testEncryptedDocumentIsSharedByMachinesWithTheKey() throws {
@@ -194,7 +194,7 @@ final class RedisCacheStorageTests: XCTestCase {
         XCTAssertNil(stored.firstRange(of: Array("secret-rt".utf8)), "the refresh token must not be in Redis in clear")
         var other = CacheSettings(location: .custom(try storage(server)))
         other.encryptionKey = key
-        XCTAssertEqual(try TokenCache(settings: other).read { $0.contents.refreshTokens.first?.secret }, "secret-rt")
+        XCTAssertEqual(try TokenCache(settings: other).read { $0.refreshTokens.values.first?.secret }, "secret-rt")
     }
 
     func testReadStalenessServesFromMemoryUntilItPasses() throws {
@@ -202,15 +202,15 @@ final class RedisCacheStorageTests: XCTestCase {
         let writer = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
         let lazy = TokenCache(settings: CacheSettings(location: .custom(try storage(server, staleness: 3600))))
         let eager = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
-        XCTAssertEqual(try lazy.read { $0.contents.accounts.count }, 0)
-        XCTAssertEqual(try eager.read { $0.contents.accounts.count }, 0)
+        XCTAssertEqual(try lazy.read { $0.accounts.values.count }, 0)
+        XCTAssertEqual(try eager.read { $0.accounts.values.count }, 0)
         try writer.modify { $0.save(Self.response(uid: "alice")) }
-        XCTAssertEqual(try eager.read { $0.contents.accounts.count }, 1)
-        XCTAssertEqual(try lazy.read { $0.contents.accounts.count }, 0, "within readStaleness: from memory")
+        XCTAssertEqual(try eager.read { $0.accounts.values.count }, 1)
+        XCTAssertEqual(try lazy.read { $0.accounts.values.count }, 0, "within readStaleness: from memory")
         // A change made by the lazy machine itself starts from the newest document (compare-and-set).
         try lazy.modify { $0.save(Self.response(uid: "bob")) }
-        XCTAssertEqual(try lazy.read { $0.contents.accounts.count }, 2)
-        XCTAssertEqual(try eager.read { $0.contents.accounts.count }, 2)
+        XCTAssertEqual(try lazy.read { $0.accounts.values.count }, 2)
+        XCTAssertEqual(try eager.read { $0.accounts.values.count }, 2)
     }
 
     func testRedisDownIsAConnectionFailedMSALError() throws {
@@ -230,8 +230,8 @@ final class RedisCacheStorageTests: XCTestCase {
         try server.start()
         try cache.modify { $0.save(Self.response(uid: "carol")) }
         let reader = TokenCache(settings: CacheSettings(location: .custom(try storage(server))))
-        XCTAssertEqual(try reader.read { $0.contents.accounts.map(\.localAccountId) }, ["carol"])
-        XCTAssertEqual(try cache.read { $0.contents.accounts.map(\.localAccountId) }, ["carol"])
+        XCTAssertEqual(try reader.read { $0.accounts.values.map(\.localAccountId) }, ["carol"])
+        XCTAssertEqual(try cache.read { $0.accounts.values.map(\.localAccountId) }, ["carol"])
     }
 
     func testSilentServerIsATimedOutMSALErrorWithinTheTimeout() throws {
@@ -242,7 +242,7 @@ final class RedisCacheStorageTests: XCTestCase {
             settings: CacheSettings(
                 location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
         let start = Date()
-        XCTAssertThrowsError(try cache.read { $0.contents.accounts.count }) { error in
+        XCTAssertThrowsError(try cache.read { $0.accounts.values.count }) { error in
             XCTAssertEqual(MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.timedOut.rawValue, "\(error)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(start), 2)
@@ -253,7 +253,7 @@ final class RedisCacheStorageTests: XCTestCase {
         let cache = TokenCache(
             settings: CacheSettings(
                 location: .custom(try storage(server, user: "fleet", password: "wrong-password", name: "x"))))
-        XCTAssertThrowsError(try cache.read { $0.contents.accounts.count }) { error in
+        XCTAssertThrowsError(try cache.read { $0.accounts.values.count }) { error in
             XCTAssertEqual(
                 MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.authenticationFailed.rawValue, "\(error)")
             XCTAssertFalse("\(error)".contains("wrong-password"))
@@ -281,7 +281,7 @@ final class RedisCacheStorageTests: XCTestCase {
         let cache = TokenCache(settings: CacheSettings(location: .custom(first)))
         try cache.modify { $0.save(Self.response(uid: "alice")) }
         XCTAssertEqual(
-            try TokenCache(settings: CacheSettings(location: .custom(second))).read { $0.contents.accounts.count }, 1)
+            try TokenCache(settings: CacheSettings(location: .custom(second))).read { $0.accounts.values.count }, 1)
         let lease = try XCTUnwrap(try first.acquireRefreshLease(key: "k"))
         XCTAssertNil(try second.acquireRefreshLease(key: "k"))
         try first.releaseRefreshLease(lease)
@@ -315,14 +315,14 @@ final class RedisCacheStorageTests: XCTestCase {
             settings: CacheSettings(
                 location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
         try cache.modify { $0.save(Self.response(uid: "alice")) }
-        XCTAssertEqual(try cache.read { $0.contents.accounts.count }, 1)
+        XCTAssertEqual(try cache.read { $0.accounts.values.count }, 1)
 
         let other = try RedisServer(tls: true)
         connection.tlsCAFile = other.caFile
         let untrusting = TokenCache(
             settings: CacheSettings(
                 location: .custom(try MSALRedisCacheStorage(connection: connection, cacheName: "x"))))
-        XCTAssertThrowsError(try untrusting.read { $0.contents.accounts.count }) { error in
+        XCTAssertThrowsError(try untrusting.read { $0.accounts.values.count }) { error in
             XCTAssertEqual(MSALErrorInfo(error).internalCodeValue, MSALRedisCacheError.tlsFailed.rawValue, "\(error)")
         }
     }
@@ -348,8 +348,8 @@ final class RedisCacheStorageTests: XCTestCase {
             }
         }
         XCTAssertEqual(returned, "result", "the late holder's caller still gets its result")
-        XCTAssertEqual(try other.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
-        XCTAssertEqual(try cache.read { $0.contents.refreshTokens.map(\.secret) }, ["rt-3"])
+        XCTAssertEqual(try other.read { $0.refreshTokens.values.map(\.secret) }, ["rt-3"])
+        XCTAssertEqual(try cache.read { $0.refreshTokens.values.map(\.secret) }, ["rt-3"])
     }
 
     func testAChangeThatThrowsLeavesNothingBehindInMemory() throws {
@@ -362,6 +362,6 @@ final class RedisCacheStorageTests: XCTestCase {
                 store.save(Self.response(uid: "bob"))
                 throw Abandoned()
             })
-        XCTAssertEqual(try cache.read { $0.contents.accounts.map(\.localAccountId) }, ["alice"])
+        XCTAssertEqual(try cache.read { $0.accounts.values.map(\.localAccountId) }, ["alice"])
     }
 }

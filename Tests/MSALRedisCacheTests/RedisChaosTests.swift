@@ -159,7 +159,7 @@ final class RedisChaosTests: XCTestCase {
                 )))
         // Signed in: has a refresh token (removeAccount keeps the Account record, marked signed out).
         let present = Set(
-            try reader.read { $0.contents.refreshTokens.map { String($0.homeAccountId.prefix { $0 != "." }) } })
+            try reader.read { $0.refreshTokens.values.map { String($0.homeAccountId.prefix { $0 != "." }) } })
         XCTAssertGreaterThan(saved.count, 100, "the machines made progress")
         XCTAssertTrue(restarted)
         XCTAssertGreaterThan(kills, 0)
@@ -167,7 +167,7 @@ final class RedisChaosTests: XCTestCase {
         uncertain.formUnion(removing.subtracting(removed))
         let lost = saved.subtracting(removed).subtracting(uncertain).subtracting(present)
         if !lost.isEmpty {
-            let accounts = Set(try reader.read { $0.contents.accounts.map(\.localAccountId) })
+            let accounts = Set(try reader.read { $0.accounts.values.map(\.localAccountId) })
             for uid in lost {
                 let worker = String(uid.prefix { $0 != "-" })
                 let generation = worker.split(separator: "g").last.map(String.init) ?? ""

@@ -67,21 +67,12 @@ private let seedBody: Data = {
             + #""client_info":"\#(clientInfo)"}"#).utf8)
 }()
 
-/// What a failure must leave as it was: the generation (bumped by every write) and the entries.
+/// What a failure must leave as it was: the whole cache document.
 private struct StoreState: Equatable {
-    var generation: UInt64
-    var accounts: [String]
-    var tokens: [Int]
+    var document: [UInt8]
 
     init(_ context: ApplicationContext) {
-        (generation, accounts, tokens) =
-            (try? context.cache.readVersioned { store, generation in
-                let contents = store.contents
-                return (
-                    generation, contents.accounts.map { "\($0.homeAccountId)|\($0.realm)|\($0.username)" },
-                    [contents.accessTokens.count, contents.refreshTokens.count, contents.idTokens.count]
-                )
-            }) ?? (0, [], [])
+        document = (try? context.cache.read { CacheDocument.write($0) }) ?? []
     }
 }
 
@@ -147,9 +138,8 @@ public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
                 grant: .refreshToken),
             on: refreshing) != nil
         {
-            let accounts = StoreState(refreshing).accounts
-            precondition(
-                accounts.allSatisfy { $0.hasPrefix(homeAccountId + "|") }, "an accepted refresh added another account")
+            let accounts = (try? refreshing.cache.read { $0.accounts.values.map(\.homeAccountId) }) ?? []
+            precondition(accounts.allSatisfy { $0 == homeAccountId }, "an accepted refresh added another account")
         }
     }
     if let error = OAuthServerError(jsonData: body) {

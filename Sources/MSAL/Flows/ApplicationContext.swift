@@ -21,9 +21,6 @@ final class ApplicationContext: Sendable {
     let refreshes = SingleFlight<String, MSALResult>()
     /// Serialises refreshes of one token across processes sharing the cache file.
     let refreshLock: RefreshLock?
-    /// Public account objects (and the last id token a cache hit returned) by home account id,
-    /// with the cache generation they were read from.
-    let accounts = Locked([String: ResultPartsMemo]())
     /// The scopes of cached access token targets, split once (a cache hit returns them each time).
     private let targetScopes = Locked([String: [String]]())
     let now: @Sendable () -> Date

@@ -18,45 +18,14 @@ struct ResultBuilder {
             tenantProfiles: profiles, homeIdToken: summary.homeProfile?.idToken)
     }
 
-    /// The family id of this client in any cloud (app metadata), else the default family.
-    static func familyId(_ store: TokenStore, clientId: String) -> String {
-        guard let metadata = store.contents.appMetadata.first(where: { $0.clientId == clientId }) else { return "1" }
-        return metadata.familyId ?? ""
-    }
-
-    /// The account object and id token a result needs, read from `store` (call inside a cache
-    /// read). The account object is rebuilt only when the cache changed since it was made.
-    func parts(
-        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, scope: CacheLookupScope
-    ) -> (account: MSALAccount?, idToken: String?) {
-        let clientId = context.clientId
-        let environments = scope.environments
-        let realm = scope.realm
-        let known = context.accounts.withLock { $0[homeAccountId] }
-        if let known, known.generation == generation, let idToken = known.idToken,
-            idToken.realm == realm, idToken.environments == environments
-        {
-            return (known.account, idToken.secret)
-        }
-        let idToken = store.idTokenSecret(
-            homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-        let account: MSALAccount?
-        if let known, known.generation == generation {
-            account = known.account
-        } else {
-            let summary = store.accounts(
-                clientId: clientId, familyId: Self.familyId(store, clientId: clientId), environments: nil,
-                query: AccountQuery(identifier: homeAccountId, returnOnlySignedInAccounts: false)
-            ).first
-            account = summary.map(Self.account)
-        }
-        if let account {
-            let memo = ResultPartsMemo(
-                generation: generation, account: account,
-                idToken: (realm: realm, environments: environments, secret: idToken))
-            context.accounts.withLock { $0[homeAccountId] = memo }
-        }
-        return (account, idToken)
+    /// The account object and id token a result needs, read from `store` (call inside a cache read).
+    func parts(_ store: TokenStore, homeAccountId: String, scope: CacheLookupScope) -> (
+        account: MSALAccount?, idToken: String?
+    ) {
+        let found = store.accountAndIdToken(
+            homeAccountId: homeAccountId, clientId: context.clientId, environments: scope.environments,
+            realm: scope.realm)
+        return (found.account.map(Self.account), found.idToken)
     }
 
     /// The result for the tokens just returned or found in the cache.
@@ -64,8 +33,8 @@ struct ResultBuilder {
         homeAccountId: String, scope: CacheLookupScope, accessToken: String, scopes: [String],
         expiresOn: Date?, extended: Bool, correlationId: UUID
     ) throws -> MSALResult {
-        let (account, idToken) = try context.cache.readVersioned { store, generation in
-            parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
+        let (account, idToken) = try context.cache.read { store in
+            parts(store, homeAccountId: homeAccountId, scope: scope)
         }
         return result(
             account: account, idToken: idToken, homeAccountId: homeAccountId, scope: scope,
@@ -73,7 +42,7 @@ struct ResultBuilder {
             correlationId: correlationId)
     }
 
-    /// The result from parts already read (see ``parts(_:generation:homeAccountId:scope:)``).
+    /// The result from parts already read (see ``parts(_:homeAccountId:scope:)``).
     func result(
         account cachedAccount: MSALAccount?, idToken: String?, homeAccountId: String, scope: CacheLookupScope,
         accessToken: String, scopes: [String], expiresOn: Date?, extended: Bool, correlationId: UUID
@@ -96,12 +65,4 @@ struct ResultBuilder {
             scopes: scopes, tenantProfile: profile, account: account,
             authority: scope.publicAuthority, correlationId: correlationId)
     }
-}
-
-/// What a cache hit's result needs besides the token, kept per home account until the cache
-/// changes (its generation): the account object, and the id token of the last realm asked for.
-struct ResultPartsMemo: Sendable {
-    var generation: UInt64
-    var account: MSALAccount
-    var idToken: (realm: String, environments: [String], secret: String?)?
 }

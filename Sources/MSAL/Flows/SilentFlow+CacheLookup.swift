@@ -19,7 +19,7 @@ extension SilentFlow {
         /// A token the request does not return as it is (due for refresh, expired, or the request
         /// skips the cache), with its status: the refresh may fall back to it.
         case needsRefresh(CacheAccessToken, AccessTokenStatus)
-        /// No token, or one whose secret the storage no longer holds.
+        /// No token.
         case miss
 
         /// The status ``SilentTokenDecision/decide(status:skipCache:extendedLifetimeEnabled:)``

@@ -81,7 +81,7 @@ struct SilentFlow {
         let clientId = context.clientId
         let summaries = try context.cache.read { store in
             store.accounts(
-                clientId: clientId, familyId: ResultBuilder.familyId(store, clientId: clientId), environments: nil,
+                clientId: clientId, familyId: store.familyId(clientId: clientId), environments: nil,
                 query: AccountQuery(username: hint))
         }
         guard let summary = summaries.first else {
@@ -104,66 +104,34 @@ struct SilentFlow {
         let buffer = context.tokenExpirationBuffer
         let wanted = TokenStore.lowercasedScopes(scopes.values)
         let builder = ResultBuilder(context: context)
-        return try context.cache.readVersioned { store, generation in
+        return try context.cache.read { store in
             if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
                 throw interactionRequired("Account is signed out, user interaction is required.", nil)
             }
-            if let resource {
-                return Self.resourceLookup(
-                    &store, generation: generation, homeAccountId: homeAccountId, scope: scope, scopes: wanted,
-                    resource: resource, clientId: clientId, status: { AccessTokenStatus($0, at: now, buffer: buffer) },
-                    skipCache: skipCache, builder: builder)
-            }
             // B2C tokens written by MSAL Python are under the tenant named in the authority's path
             // (its token endpoint's first segment), ours under the tenant id: look in both.
-            var found = store.accessTokenIndex(
-                homeAccountId: homeAccountId, environments: scope.environments, realm: scope.realm,
-                clientId: clientId, scopes: wanted)
-            if found == nil, let alternate = scope.alternateRealm {
-                found = store.accessTokenIndex(
-                    homeAccountId: homeAccountId, environments: scope.environments, realm: alternate,
-                    clientId: clientId, scopes: wanted)
+            var found: CacheAccessToken?
+            for realm in [scope.realm] + (scope.alternateRealm.map { [$0] } ?? []) where found == nil {
+                found =
+                    if let resource {
+                        store.resourceAccessToken(
+                            homeAccountId: homeAccountId, environments: scope.environments, realm: realm,
+                            clientId: clientId, scopes: wanted, resource: resource)
+                    } else {
+                        store.accessToken(
+                            homeAccountId: homeAccountId, environments: scope.environments, realm: realm,
+                            clientId: clientId, scopes: wanted)
+                    }
             }
-            guard let index = found else { return .miss }
-            let status = AccessTokenStatus(store.contents.accessTokens[index], at: now, buffer: buffer)
-            guard !skipCache, status == .valid(refreshNeeded: false) else {
-                // A secret the file no longer holds is a miss.
-                guard let token = store.accessToken(at: index) else { return .miss }
-                return .needsRefresh(token, status)
-            }
-            guard let secret = store.accessTokenSecret(at: index) else { return .miss }
-            let parts = builder.parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
-            let hit = CacheHit(
-                secret: secret, target: store.contents.accessTokens[index].target,
-                expiresOn: store.contents.accessTokens[index].expiresOn, account: parts.account,
-                idToken: parts.idToken)
-            return .hit(hit)
+            guard let token = found else { return .miss }
+            let status = AccessTokenStatus(token, at: now, buffer: buffer)
+            guard !skipCache, status == .valid(refreshNeeded: false) else { return .needsRefresh(token, status) }
+            let parts = builder.parts(store, homeAccountId: homeAccountId, scope: scope)
+            return .hit(
+                CacheHit(
+                    secret: token.secret, target: token.target, expiresOn: token.expiresOn, account: parts.account,
+                    idToken: parts.idToken))
         }
-    }
-
-    /// ``cachedToken(homeAccountId:scope:scopes:resource:skipCache:)`` for a resource indicator:
-    /// the token kept for that resource (its own section, a handful of entries), in the same read.
-    private static func resourceLookup(
-        _ store: inout TokenStore, generation: UInt64, homeAccountId: String, scope: CacheLookupScope,
-        scopes: [String], resource: String, clientId: String, status: (CacheAccessToken) -> AccessTokenStatus,
-        skipCache: Bool, builder: ResultBuilder
-    ) -> CacheLookup {
-        var found = store.resourceAccessToken(
-            homeAccountId: homeAccountId, environments: scope.environments, realm: scope.realm, clientId: clientId,
-            scopes: scopes, resource: resource)
-        if found == nil, let alternate = scope.alternateRealm {
-            found = store.resourceAccessToken(
-                homeAccountId: homeAccountId, environments: scope.environments, realm: alternate, clientId: clientId,
-                scopes: scopes, resource: resource)
-        }
-        guard let token = found else { return .miss }
-        let tokenStatus = status(token)
-        guard !skipCache, tokenStatus == .valid(refreshNeeded: false) else { return .needsRefresh(token, tokenStatus) }
-        let parts = builder.parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
-        return .hit(
-            CacheHit(
-                secret: token.secret, target: token.target, expiresOn: token.expiresOn, account: parts.account,
-                idToken: parts.idToken))
     }
 
     private func result(

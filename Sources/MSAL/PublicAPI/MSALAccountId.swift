@@ -16,7 +16,7 @@ public final class MSALAccountId: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits a home account id `<uid>.<utid>` at its last dot.
     convenience init(homeAccountId: String) {
-        if let dot = homeAccountId.lastIndex(of: ".") {
+        if let dot = homeAccountId.utf8.lastIndex(of: UInt8(ascii: ".")) {
             self.init(
                 identifier: homeAccountId,
                 objectId: String(homeAccountId[..<dot]),

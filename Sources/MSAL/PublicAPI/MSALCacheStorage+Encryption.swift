@@ -32,9 +32,9 @@ extension MSALCacheStorage {
             throw CacheStorageError.customStorage(error).error
         }
         let bytes = data.map { [UInt8]($0) } ?? []
-        guard !CacheEncryption.isEncrypted(bytes), !CacheDocumentCodec.isBlank(bytes) else { return false }
+        guard !CacheEncryption.isEncrypted(bytes), !CacheDocument.isBlank(bytes) else { return false }
         do {
-            _ = try CacheDocumentCodec.decode(bytes)
+            _ = try CacheDocument.read(bytes)
         } catch {
             throw MSALErrors.make(
                 .internal,

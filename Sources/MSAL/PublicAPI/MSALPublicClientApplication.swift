@@ -109,7 +109,7 @@ public final class MSALPublicClientApplication: Sendable {
         do {
             return try context.cache.read { store in
                 store.accounts(
-                    clientId: clientId, familyId: ResultBuilder.familyId(store, clientId: clientId), environments: nil,
+                    clientId: clientId, familyId: store.familyId(clientId: clientId), environments: nil,
                     query: query)
             }.map(ResultBuilder.account)
         } catch {

@@ -21,57 +21,6 @@ enum ASCII {
         }
     }
 
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each byte of `word` (all ASCII) that is an upper-case letter. No sum
-    /// carries into the next byte for bytes below 0x80: b + 0x3F sets the high bit from "A"
-    /// (0x41) up, b + 0x25 from "[" (0x5B) up.
-    @inline(__always)
-    private static func uppercaseBits(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        return (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & highBits
-    }
-
-    /// Whether every byte is ASCII and none is an upper-case letter, eight bytes at a time.
-    static func isASCIIWithoutUppercase(_ bytes: Span<UInt8>) -> Bool {
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = bytes.littleEndianWord(at: index)
-            if word & highBits != 0 || uppercaseBits(word) != 0 { return false }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 || (byte >= 0x41 && byte <= 0x5A) { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// Whether `bytes`, with ASCII letters lowercased, equal the bytes of `lowered` from `offset` on
-    /// (at least as many), eight bytes at a time; `nil` when `bytes` is not all ASCII (its
-    /// lowercase is then not bytewise).
-    static func lowercased(_ bytes: Span<UInt8>, equals lowered: Span<UInt8>, at offset: Int) -> Bool? {
-        precondition(offset >= 0 && lowered.count - offset >= bytes.count, "the compared bytes run past the end")
-        var equal = true
-        var index = 0
-        while index + 8 <= bytes.count {
-            let word = bytes.littleEndianWord(at: index)
-            if word & highBits != 0 { return nil }
-            // Each upper-case letter's high bit moved to 0x20 lowercases it.
-            let lowercased = word | (uppercaseBits(word) >> 2)
-            if lowercased != lowered.littleEndianWord(at: offset + index) { equal = false }
-            index += 8
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 { return nil }
-            if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != lowered[offset + index] { equal = false }
-            index += 1
-        }
-        return equal
-    }
-
     /// `text` without leading and trailing whitespace and newlines, as
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` returns it, without Foundation's cost in
     /// the usual case: when neither end is whitespace or non-ASCII, `text` itself.

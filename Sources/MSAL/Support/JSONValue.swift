@@ -5,10 +5,11 @@ import MSALNative
 /// of any size, `-0` and `1.50` are written back exactly as they came, and `true` is never
 /// confused with `1` (as `NSNumber` from `JSONSerialization` is on Linux).
 ///
-/// Used for JWT claims, token and discovery responses, and the token cache, which must rewrite
-/// fields it does not understand unchanged. Parsing is strict (no comments, no trailing commas,
-/// valid UTF-8, no lone surrogates) and bounded (nesting at most ``maximumDepth``); within an
-/// object a repeated key keeps its last value, as most parsers do. Equality is structural, and
+/// Used for JWT claims, token and discovery responses, and the parts of the token cache that are
+/// small and rewritten whole (discovery results, tokens kept per resource). Parsed by
+/// ``JSONReader``: strict (no comments, no trailing commas, valid UTF-8, no lone surrogates) and
+/// bounded (nesting at most ``maximumDepth``); within an object a repeated key keeps its last
+/// value, as most parsers do. Equality is structural, and
 /// numbers compare by literal: `1` and `1.0` differ.
 enum JSONValue: Sendable, Hashable {
     /// `null`.
@@ -34,8 +35,8 @@ enum JSONValue: Sendable, Hashable {
 
         /// A number from its JSON literal, or `nil` when `literal` is not a JSON number.
         init?(literal: String) {
-            var parser = Parser(Array(literal.utf8))
-            guard parser.scanNumber() != nil, parser.index == parser.bytes.count else { return nil }
+            var reader = JSONReader(Array(literal.utf8))
+            guard (try? reader.number()) == 0..<reader.bytes.count else { return nil }
             self.literal = literal
         }
 
@@ -108,255 +109,47 @@ extension JSONValue {
     }
 
     private static func parse(_ bytes: [UInt8]) -> Result<JSONValue, ParseError> {
-        var parser = Parser(bytes)
-        return Result { () throws(ParseError) in try parser.parseDocument() }
+        var reader = JSONReader(bytes)
+        return Result { () throws(ParseError) in
+            let value = try reader.value()
+            guard reader.isAtEnd() else { throw reader.error("unexpected data after the JSON value") }
+            return value
+        }
     }
 }
 
-/// A recursive-descent parser over UTF-8 bytes.
-private struct Parser {
-    let bytes: [UInt8]
-    var index = 0
-    var depth = 0
-
-    init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    mutating func parseDocument() throws(JSONValue.ParseError) -> JSONValue {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
-        skipWhitespace()
-        let value = try parseValue()
-        skipWhitespace()
-        guard index == bytes.count else { throw error("unexpected data after the JSON value") }
-        return value
-    }
-
-    private mutating func parseValue() throws(JSONValue.ParseError) -> JSONValue {
-        guard index < bytes.count else { throw error("unexpected end of input, expected a value") }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
-        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
-        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            let start = index
-            guard let end = scanNumber() else {
-                index = start
-                throw error("malformed number")
+extension JSONReader {
+    /// The value at the cursor, as a tree.
+    mutating func value() throws(JSONValue.ParseError) -> JSONValue {
+        switch try peek() {
+        case UInt8(ascii: "{"):
+            var members: [String: JSONValue] = [:]
+            if try openObject() {
+                repeat {
+                    let key = try decode(name())
+                    members[key] = try value()
+                } while try nextMember()
             }
-            let literal = String(decoding: bytes[start..<end], as: UTF8.self)
-            return .number(JSONValue.Number(validLiteral: literal))
-        default:
-            throw error("expected a value")
-        }
-    }
-
-    private mutating func parseLiteral(_ word: StaticString, _ value: JSONValue) throws(JSONValue.ParseError)
-        -> JSONValue
-    {
-        guard bytes.span.bytesEqual(at: index, word) else { throw error("expected a value") }
-        index += word.utf8CodeUnitCount
-        return value
-    }
-
-    private mutating func parseObject() throws(JSONValue.ParseError) -> JSONValue {
-        try enterContainer()
-        index += 1
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if consume(UInt8(ascii: "}")) {
-            depth -= 1
             return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw error("expected a string key in an object")
+        case UInt8(ascii: "["):
+            var elements: [JSONValue] = []
+            if try openArray() {
+                repeat { elements.append(try value()) } while try nextElement()
             }
-            let key = try parseString()
-            skipWhitespace()
-            guard consume(UInt8(ascii: ":")) else { throw error("expected ':' after an object key") }
-            skipWhitespace()
-            members[key] = try parseValue()
-            skipWhitespace()
-            if consume(UInt8(ascii: ",")) { continue }
-            guard consume(UInt8(ascii: "}")) else { throw error("expected ',' or '}' in an object") }
-            depth -= 1
-            return .object(members)
-        }
-    }
-
-    private mutating func parseArray() throws(JSONValue.ParseError) -> JSONValue {
-        try enterContainer()
-        index += 1
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if consume(UInt8(ascii: "]")) {
-            depth -= 1
             return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            if consume(UInt8(ascii: ",")) { continue }
-            guard consume(UInt8(ascii: "]")) else { throw error("expected ',' or ']' in an array") }
-            depth -= 1
-            return .array(elements)
-        }
-    }
-
-    private mutating func enterContainer() throws(JSONValue.ParseError) {
-        depth += 1
-        guard depth <= JSONValue.maximumDepth else {
-            throw error("arrays and objects nested deeper than \(JSONValue.maximumDepth) levels")
-        }
-    }
-
-    /// Parses a string starting at its opening quote.
-    private mutating func parseString() throws(JSONValue.ParseError) -> String {
-        let start = index
-        index += 1
-        // Fast path: most strings (tokens, ids, URLs) have no escape; they become a String in one
-        // copy, straight from the input.
-        var scan = index
-        while scan < bytes.count {
-            let byte = bytes[scan]
-            if byte == UInt8(ascii: "\"") {
-                guard
-                    let string = String(validating: bytes[index..<scan], as: UTF8.self)
-                else { throw error("string is not valid UTF-8", at: start) }
-                index = scan + 1
-                return string
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
-            scan += 1
-        }
-        var utf8: [UInt8] = Array(bytes[index..<scan])
-        index = scan
-        while true {
-            guard index < bytes.count else { throw error("unterminated string", at: start) }
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let string = String(validating: utf8, as: UTF8.self) else {
-                    throw error("string is not valid UTF-8", at: start)
-                }
-                return string
-            case UInt8(ascii: "\\"):
-                try parseEscape(into: &utf8)
-            case 0..<0x20:
-                throw error("unescaped control character in a string")
-            default:
-                utf8.append(byte)
-                index += 1
-            }
-        }
-    }
-
-    /// Parses one escape sequence starting at its backslash, appending its UTF-8.
-    private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONValue.ParseError) {
-        guard index + 1 < bytes.count else { throw error("unterminated escape in a string") }
-        let escaped = bytes[index + 1]
-        index += 2
-        switch escaped {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
-        case UInt8(ascii: "n"): utf8.append(0x0A)
-        case UInt8(ascii: "r"): utf8.append(0x0D)
-        case UInt8(ascii: "t"): utf8.append(0x09)
-        case UInt8(ascii: "u"):
-            var scalar = try parseHex4()
-            if (0xD800..<0xDC00).contains(scalar) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
-                else { throw error("unpaired UTF-16 surrogate in a string") }
-                index += 2
-                let low = try parseHex4()
-                guard (0xDC00..<0xE000).contains(low) else { throw error("unpaired UTF-16 surrogate in a string") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            } else if (0xDC00..<0xE000).contains(scalar) {
-                throw error("unpaired UTF-16 surrogate in a string")
-            }
-            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape in a string") }
-            utf8.append(contentsOf: String(unicode).utf8)
+        case UInt8(ascii: "\""): return .string(try decode(string()))
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default:
-            index -= 1
-            throw error("invalid escape in a string")
+            return .number(JSONValue.Number(validLiteral: text(try number())))
         }
-    }
-
-    private mutating func parseHex4() throws(JSONValue.ParseError) -> UInt32 {
-        guard bytes.count - index >= 4 else { throw error("incomplete \\u escape in a string") }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw error("invalid \\u escape in a string")
-            }
-            value = value << 4 | UInt32(digit)
-            index += 1
-        }
-        return value
-    }
-
-    /// Scans `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` and returns its end, or
-    /// `nil` when the bytes at `index` are not a number.
-    mutating func scanNumber() -> Int? {
-        if peek(UInt8(ascii: "-")) { index += 1 }
-        if peek(UInt8(ascii: "0")) {
-            index += 1
-        } else {
-            guard scanDigits() else { return nil }
-        }
-        if peek(UInt8(ascii: ".")) {
-            index += 1
-            guard scanDigits() else { return nil }
-        }
-        if peek(UInt8(ascii: "e")) || peek(UInt8(ascii: "E")) {
-            index += 1
-            if peek(UInt8(ascii: "+")) || peek(UInt8(ascii: "-")) { index += 1 }
-            guard scanDigits() else { return nil }
-        }
-        return index
-    }
-
-    /// Scans one or more digits; false when there is none.
-    private mutating func scanDigits() -> Bool {
-        let start = index
-        while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-        return index > start
-    }
-
-    private func peek(_ byte: UInt8) -> Bool {
-        index < bytes.count && bytes[index] == byte
-    }
-
-    private mutating func consume(_ byte: UInt8) -> Bool {
-        guard peek(byte) else { return false }
-        index += 1
-        return true
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
-    }
-
-    private func error(_ reason: String, at offset: Int? = nil) -> JSONValue.ParseError {
-        JSONValue.ParseError(reason: reason, offset: offset ?? index)
     }
 }
 
@@ -432,8 +225,15 @@ extension JSONValue {
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indentation * 4))
     }
 
-    private static func writeString(_ string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a JSON string: as it is when nothing in it needs an escape (the usual
+    /// case, one copy), else byte by byte.
+    static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        if string.withUTF8Span({ JSONReader.specialByte($0, from: 0) == $0.count }) {
+            output.append(contentsOf: string.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)

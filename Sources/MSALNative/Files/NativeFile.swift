@@ -46,6 +46,8 @@ package struct FileStatus: Sendable, Equatable {
     package var permissions: UInt32
     /// The owner's user id.
     package var owner: UInt32
+    /// How many names the file has: 0 once it was removed or replaced by a rename.
+    package var links: UInt64
 
     init(_ info: stat) {
         device = UInt64(info.st_dev)
@@ -56,6 +58,7 @@ package struct FileStatus: Sendable, Equatable {
         kind = FileKind(mode: info.st_mode)
         permissions = UInt32(info.st_mode) & 0o7777
         owner = UInt32(info.st_uid)
+        links = UInt64(info.st_nlink)
     }
 
     /// Whether `other` is the same file (device and inode), whatever its contents.
@@ -150,27 +153,19 @@ package final class NativeFile: Sendable {
         return total
     }
 
-    /// Reads into `bytes[range]` from `offset` until that range is full or the file ends; the
-    /// number of bytes read.
-    package func read(at offset: Int, into bytes: inout [UInt8], _ range: Range<Int>) throws(FileError) -> Int {
-        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count, "range out of bounds")
-        let result = bytes.withUnsafeMutableBytes { raw in
-            Result { () throws(FileError) -> Int in
-                try read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[range]))
-            }
-        }
-        return try result.get()
-    }
-
     /// Up to `count` bytes from `offset` (fewer at the end of the file).
     package func read(at offset: Int, count: Int) throws(FileError) -> [UInt8] {
         guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let result = bytes.withUnsafeMutableBytes { buffer in
-            Result { () throws(FileError) -> Int in try read(at: offset, into: buffer) }
+        var failure: FileError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            do throws(FileError) {
+                initialized = try read(at: offset, into: UnsafeMutableRawBufferPointer(buffer))
+            } catch {
+                failure = error
+                initialized = 0
+            }
         }
-        let got = try result.get()
-        if got < count { bytes.removeSubrange(got...) }
+        if let failure { throw failure }
         return bytes
     }
 

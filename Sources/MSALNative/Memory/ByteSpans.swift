@@ -1,7 +1,6 @@
-import Glibc
-
-// Byte-level primitives over `Span<UInt8>` for the token cache's JSON layer, so that the MSAL
-// target reads and compares bytes through bounds-checked views and never holds a raw pointer.
+// Byte-level primitives over `Span<UInt8>` for the JSON parser (`JSONReader`) and the ASCII fast
+// paths, so that the MSAL target reads and compares bytes through bounds-checked views and never
+// holds a raw pointer.
 // Each one is `@inlinable`: the scanner calls them per word, and they must cost what the pointer
 // code they replace cost.
 
@@ -10,18 +9,6 @@ extension Span where Element == UInt8 {
     @inlinable @inline(__always)
     package func littleEndianWord(at offset: Int) -> UInt64 {
         UInt64(littleEndian: bytes.unsafeLoadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    }
-
-    /// The offset of the first `byte` in `range`, or `nil`: the C library's vectorised search
-    /// (`memchr`).
-    @inlinable
-    package func firstOffset(of byte: UInt8, in range: Range<Int>) -> Int? {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range out of bounds")
-        guard !range.isEmpty else { return nil }
-        return withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress else { return nil }
-            return byteSearch(byte, base + range.lowerBound, range.count).map { $0 + range.lowerBound }
-        }
     }
 
     /// Whether the bytes at `offset` are those of `other` (eight at a time); `false` when they
@@ -63,13 +50,6 @@ extension Span where Element == UInt8 {
     }
 }
 
-/// The offset from `start` of the first `byte` among the `count` bytes there (`memchr`), or `nil`.
-@usableFromInline
-func byteSearch(_ byte: UInt8, _ start: UnsafePointer<UInt8>, _ count: Int) -> Int? {
-    guard count > 0, let found = memchr(start, Int32(byte), count) else { return nil }
-    return UnsafeRawPointer(found) - UnsafeRawPointer(start)
-}
-
 extension StaticString {
     /// Calls `body` with the literal's UTF-8 bytes.
     @inlinable @inline(__always)
@@ -96,19 +76,6 @@ extension String {
             var output = OutputSpan(buffer: buffer, initializedCount: 0)
             body(&output)
             return output.finalize(for: buffer)
-        }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Moves the bytes of `range` to the front (`memmove`), for a reader that keeps a window's
-    /// unconsumed tail. Cheap also in a debug build, unlike element-wise edits.
-    @inlinable
-    package mutating func moveToFront(_ range: Range<Int>) {
-        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range out of bounds")
-        guard !range.isEmpty, range.lowerBound > 0 else { return }
-        withUnsafeMutableBytes { raw in
-            raw.baseAddress!.copyMemory(from: raw.baseAddress! + range.lowerBound, byteCount: range.count)
         }
     }
 }

@@ -115,32 +115,36 @@ final class AccountLapseTests: XCTestCase {
         store.save(record(uid: "recent", cachedAt: now - 10 * day))
         store.save(record(uid: "serving", cachedAt: now - 100 * day, expiresIn: 101 * day))
         store.save(record(uid: "old", client: CacheFixtures.otherClientId, cachedAt: now - 95 * day))
-        let before = try CacheDocumentCodec.encode(store.contents)
+        let before = CacheDocument.write(store)
 
         let removed = store.removeLapsedAccounts(now: now, unusedLifetime: lifetime)
 
         XCTAssertEqual(removed, ["old.\(CacheFixtures.tenant)"])
-        let remaining = Set(store.contents.accounts.map(\.homeAccountId))
+        let remaining = Set(store.accounts.values.map(\.homeAccountId))
         XCTAssertEqual(remaining, ["recent.\(CacheFixtures.tenant)", "serving.\(CacheFixtures.tenant)"])
         for hid in ["recent", "serving"].map({ "\($0).\(CacheFixtures.tenant)" }) {
-            XCTAssertEqual(store.refs(hid).count, 4, "access, refresh and id token and the account record")
+            XCTAssertEqual(
+                [
+                    store.keys(CacheAccessToken.self, of: hid).count, store.keys(CacheRefreshToken.self, of: hid).count,
+                    store.keys(CacheIdToken.self, of: hid).count, store.keys(CacheAccount.self, of: hid).count,
+                ], [1, 1, 1, 1], "access, refresh and id token and the account record")
             XCTAssertEqual(store.signInState(clientId: CacheFixtures.clientId, homeAccountId: hid), .signedIn)
         }
         let gone = "old.\(CacheFixtures.tenant)"
-        XCTAssertTrue(store.refs(gone).isEmpty)
+        XCTAssertFalse(store.homeAccountIds.contains(gone))
         XCTAssertNil(store.accountMetadata(clientId: CacheFixtures.clientId, homeAccountId: gone))
         XCTAssertNil(store.accountMetadata(clientId: CacheFixtures.otherClientId, homeAccountId: gone))
-        XCTAssertEqual(store.contents.accessTokens.count, 2)
-        XCTAssertEqual(store.contents.refreshTokens.count, 2)
-        XCTAssertEqual(store.contents.idTokens.count, 2)
-        XCTAssertEqual(store.contents.appMetadata.count, 2, "app metadata belongs to the apps, not the account")
+        XCTAssertEqual(store.accessTokens.values.count, 2)
+        XCTAssertEqual(store.refreshTokens.values.count, 2)
+        XCTAssertEqual(store.idTokens.values.count, 2)
+        XCTAssertEqual(store.appMetadata.values.count, 2, "app metadata belongs to the apps, not the account")
         // The indexes stayed true: what remains is found, and a second pass removes nothing.
         XCTAssertEqual(
             store.refreshToken(
                 homeAccountId: "recent.\(CacheFixtures.tenant)", environments: [CacheFixtures.environment],
                 clientId: CacheFixtures.clientId)?.secret, "rt")
         XCTAssertEqual(store.removeLapsedAccounts(now: now, unusedLifetime: lifetime), [])
-        XCTAssertLessThan(try CacheDocumentCodec.encode(store.contents).count, before.count)
+        XCTAssertLessThan(CacheDocument.write(store).count, before.count)
     }
 
     func testWhatTheLibraryDoesNotUnderstandStaysByteForByte() throws {
@@ -159,9 +163,9 @@ final class AccountLapseTests: XCTestCase {
               "local_account_id": "o", "username": "u", "authority_type": "MSSTS"}},
              "PrimaryRefreshToken": {"k": \(foreign)}}
             """
-        var store = TokenStore(try CacheDocumentCodec.decode(Array(document.utf8)))
+        var store = try CacheDocument.read(Array(document.utf8))
         XCTAssertEqual(store.removeLapsedAccounts(now: now, unusedLifetime: lifetime), [hid])
-        let written = String(decoding: try CacheDocumentCodec.encode(store.contents), as: UTF8.self)
+        let written = String(decoding: CacheDocument.write(store), as: UTF8.self)
         XCTAssertTrue(written.contains(foreign), written)
         XCTAssertTrue(written.contains(#""odd": {"credential_type": "RefreshToken", "secret": 7"#), written)
         XCTAssertFalse(written.contains(#""secret": "r""#))
@@ -175,10 +179,11 @@ final class AccountLapseTests: XCTestCase {
         store.save(record(uid: "kept", cachedAt: now - 3600))
         let hid = "removed.\(CacheFixtures.tenant)"
         store.removeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId, environments: nil)
-        XCTAssertEqual(store.refs(hid).count, 1, "removeAccount keeps the Account record")
+        XCTAssertEqual(store.keys(CacheAccount.self, of: hid).count, 1, "removeAccount keeps the Account record")
+        XCTAssertEqual(store.keys(CacheRefreshToken.self, of: hid).count, 0)
         XCTAssertEqual(store.removeLapsedAccounts(now: now, unusedLifetime: lifetime), [hid])
         XCTAssertNil(store.accountMetadata(clientId: CacheFixtures.clientId, homeAccountId: hid))
-        XCTAssertEqual(store.contents.accounts.map(\.homeAccountId), ["kept.\(CacheFixtures.tenant)"])
+        XCTAssertEqual(store.accounts.values.map(\.homeAccountId), ["kept.\(CacheFixtures.tenant)"])
     }
 
     func testARejectedRefreshTokenLeavesTheAccountListedUntilTheLifetimePasses() {
@@ -201,9 +206,9 @@ final class AccountLapseTests: XCTestCase {
              "Account": {"\(hid)-localhost-t": {"home_account_id": "\(hid)", "environment": "localhost", "realm": "t",
               "local_account_id": "o", "username": "u", "authority_type": "MSSTS"}}}
             """
-        var store = TokenStore(try CacheDocumentCodec.decode(Array(document.utf8)))
+        var store = try CacheDocument.read(Array(document.utf8))
         XCTAssertEqual(store.removeLapsedAccounts(now: now, unusedLifetime: lifetime), [])
-        XCTAssertEqual(store.contents.refreshTokens.count, 1)
+        XCTAssertEqual(store.refreshTokens.values.count, 1)
     }
 
     func testTheRefreshTokenExpiryTheServerGaveIsStoredAndRead() throws {
@@ -211,11 +216,11 @@ final class AccountLapseTests: XCTestCase {
         response.refreshTokenExpiresOn = now - day
         var store = TokenStore()
         store.save(response)
-        let written = try CacheDocumentCodec.encode(store.contents)
+        let written = CacheDocument.write(store)
         let text = String(decoding: written, as: UTF8.self)
         XCTAssertTrue(text.contains(#""expires_on":"\#(now - day)""#), text)
-        var reread = TokenStore(try CacheDocumentCodec.decode(written))
-        XCTAssertEqual(reread.contents.refreshTokens.first?.expiresOn, now - day)
+        var reread = try CacheDocument.read(written)
+        XCTAssertEqual(reread.refreshTokens.values.first?.expiresOn, now - day)
         XCTAssertEqual(reread.removeLapsedAccounts(now: now, unusedLifetime: lifetime), ["spa.\(CacheFixtures.tenant)"])
     }
 }

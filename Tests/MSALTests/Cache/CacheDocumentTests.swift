@@ -5,56 +5,65 @@ import XCTest
 
 @testable import MSAL
 
+/// The cache document as MSAL for Python and this library write it: what is read, what is kept
+/// as it was, what is refused.
 final class CacheDocumentTests: XCTestCase {
-    private func decode(_ text: String) throws -> CacheContents {
-        try CacheDocumentCodec.decode(Array(text.utf8))
+    private func read(_ text: String) throws -> TokenStore {
+        try CacheDocument.read(Array(text.utf8))
+    }
+
+    private func rewrite(_ text: String) throws -> String {
+        String(decoding: CacheDocument.write(try read(text)), as: UTF8.self)
     }
 
     func testPythonDocumentLoadsEveryEntity() throws {
-        let contents = try decode(CacheFixtures.pythonDocument)
-        XCTAssertEqual(contents.accessTokens.count, 1)
-        XCTAssertEqual(contents.refreshTokens.count, 1)
-        XCTAssertEqual(contents.idTokens.count, 1)
-        XCTAssertEqual(contents.accounts.count, 1)
-        XCTAssertEqual(contents.appMetadata.count, 1)
-        let token = try XCTUnwrap(contents.accessTokens.first)
+        let store = try read(CacheFixtures.pythonDocument)
+        XCTAssertEqual(store.counts.accessTokens, 1)
+        XCTAssertEqual(store.counts.refreshTokens, 1)
+        XCTAssertEqual(store.counts.idTokens, 1)
+        XCTAssertEqual(store.counts.accounts, 1)
+        XCTAssertEqual(store.counts.appMetadata, 1)
+        let (key, token) = try XCTUnwrap(store.accessTokens.first)
+        XCTAssertEqual(key, token.key, "MSAL Python's key is the key we build")
         XCTAssertEqual(token.target, "Mail.Read User.Read")
         XCTAssertEqual(token.expiresOn, 1_700_003_600)
         XCTAssertEqual(token.refreshOn, 1_700_001_800)
-        XCTAssertNil(token.originalKey, "MSAL Python's key is the key we write")
         XCTAssertEqual(token.unknown.raw, #""key_id":null"#)
-        XCTAssertEqual(contents.refreshTokens.first?.familyId, "1")
-        XCTAssertNil(contents.refreshTokens.first?.originalKey)
-        XCTAssertNil(contents.idTokens.first?.originalKey)
-        XCTAssertNil(contents.accounts.first?.originalKey)
-        XCTAssertNil(contents.appMetadata.first?.originalKey)
-        XCTAssertEqual(contents.accounts.first?.unknown.members["account_source"], .string("password"))
-        XCTAssertEqual(contents.unknownSections.map(\.name), ["ForeignSection"])
+        XCTAssertEqual(store.refreshTokens.values.first?.familyId, "1")
+        XCTAssertEqual(store.accounts.values.first?.unknown.members["account_source"], .string("password"))
+        XCTAssertEqual(store.unknownSections.map(\.name), ["ForeignSection"])
+        XCTAssertEqual(store.unknownSection(named: "ForeignSection"), #"{"x": [1, 2.50, {"y": "\u00e9"}], "n": -0}"#)
     }
 
     func testRoundTripKeepsMeaningUnknownFieldsAndSections() throws {
         let original = try JSONValue(parsing: CacheFixtures.pythonDocument)
-        let written = try CacheDocumentCodec.encode(TokenStore(try decode(CacheFixtures.pythonDocument)).contents)
-        let reparsed = try JSONValue(parsing: written)
-        XCTAssertEqual(reparsed, original)
+        let written = try rewrite(CacheFixtures.pythonDocument)
+        XCTAssertEqual(try JSONValue(parsing: written), original)
+        XCTAssertTrue(written.contains(#""ForeignSection":{"x": [1, 2.50, {"y": "\u00e9"}], "n": -0}"#), written)
+        XCTAssertEqual(try rewrite(written), written, "writing is stable")
     }
 
-    func testForeignKeysAreKeptAndDuplicatesCollapse() throws {
+    func testForeignKeysAreKeptAndTwinsCollapse() throws {
         // MSAL.NET keys family tokens by the family id; MSAL for iOS stores the token twice.
         let hid = CacheFixtures.homeAccountId
-        let document = """
+        let netKey = "\(hid)-localhost-refreshtoken-1--"
+        func document(newerUnder key: String) -> String {
+            """
             {"RefreshToken": {
-              "\(hid)-localhost-refreshtoken-1--": {"credential_type": "RefreshToken", "secret": "old",
+              "\(netKey)": {"credential_type": "RefreshToken", "secret": "net",
                 "home_account_id": "\(hid)", "environment": "localhost", "client_id": "\(CacheFixtures.clientId)",
-                "family_id": "1", "last_modification_time": "100"},
+                "family_id": "1", "last_modification_time": "\(key == netKey ? 300 : 100)"},
               "\(hid)-localhost-refreshtoken-\(CacheFixtures.clientId)--": {"credential_type": "RefreshToken",
-                "secret": "new", "home_account_id": "\(hid)", "environment": "localhost",
+                "secret": "ours", "home_account_id": "\(hid)", "environment": "localhost",
                 "client_id": "\(CacheFixtures.clientId)", "last_modification_time": "200"}
             }}
             """
-        let store = TokenStore(try decode(document))
-        XCTAssertEqual(store.contents.refreshTokens.map(\.secret), ["new"])
-        XCTAssertNil(store.contents.refreshTokens.first?.originalKey, "its key is the one MSAL Python builds")
+        }
+        let ours = try read(document(newerUnder: "ours"))
+        XCTAssertEqual(ours.refreshTokens.values.map(\.secret), ["ours"], "the newer stays")
+        let net = try read(document(newerUnder: netKey))
+        XCTAssertEqual(net.refreshTokens.map(\.key), [netKey], "with the key it was read under")
+        XCTAssertEqual(net.refreshTokens.values.map(\.secret), ["net"])
     }
 
     func testMalformedEntriesAreKeptButAreNoEntities() throws {
@@ -63,112 +72,78 @@ final class CacheDocumentTests: XCTestCase {
               "home_account_id": "h", "environment": "e", "client_id": "c", "target": "t"}},
              "Account": {"k": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "u"}}}
             """
-        let contents = try decode(document)
-        XCTAssertEqual(contents.accessTokens.count, 0)
-        XCTAssertEqual(contents.skipped["AccessToken"], 3)
-        XCTAssertEqual(contents.keptEntries[.accessToken]?.map(\.key), ["a", "b", "c"])
-        XCTAssertEqual(contents.accounts.count, 1)
+        let store = try read(document)
+        XCTAssertEqual(store.counts.accessTokens, 0)
+        XCTAssertEqual(store.keptEntries[.accessToken]?.keys.sorted(), ["a", "b", "c"])
+        XCTAssertEqual(store.keptEntries[.accessToken]?["b"], #""b": 5"#)
+        XCTAssertEqual(store.counts.accounts, 1)
     }
 
     func testNotJSONAndTruncatedAreCorrupt() {
         for text in [
-            "not json", "{\"AccessToken\": {", "{\"AccessToken\": {}} trailing", "[1, 2]",
+            "not json", "{\"AccessToken\": {", "{\"AccessToken\": {}} trailing", "[1, 2]", "\"x\"",
             String(CacheFixtures.pythonDocument.dropLast(40)),
         ] {
-            XCTAssertThrowsError(try decode(text), text)
+            XCTAssertThrowsError(try read(text), text)
         }
-        XCTAssertEqual(try decode("  \n").accessTokens.count, 0, "an empty file is an empty cache")
+        XCTAssertThrowsError(try read("{\"AccessToken\": {\"k\": tru")) { error in
+            XCTAssertEqual((error as? JSONValue.ParseError)?.offset, 25, "cut short: at the end")
+        }
+        XCTAssertEqual(try read("  \n").counts.accessTokens, 0, "an empty file is an empty cache")
     }
 
     func testEscapesAndNonASCIIRoundTrip() throws {
         let document =
             #"{"Account": {"k\"ey": {"home_account_id": "h", "environment": "e", "realm": "r", "username": "J\u00f6rg \"Q\" \\ /", "name": "Zoë"}}}"#
-        let contents = try decode(document)
-        let account = try XCTUnwrap(contents.accounts.first)
+        let store = try read(document)
+        let (key, account) = try XCTUnwrap(store.accounts.first)
+        XCTAssertEqual(key, "k\"ey", "a key we would not build is kept")
         XCTAssertEqual(account.username, "Jörg \"Q\" \\ /")
         XCTAssertEqual(account.name, "Zoë")
-        XCTAssertEqual(account.originalKey, "k\"ey")
-        let again = try CacheDocumentCodec.decode(CacheDocumentCodec.encode(contents))
-        XCTAssertEqual(again.accounts, contents.accounts)
+        let again = try CacheDocument.read(CacheDocument.write(store))
+        XCTAssertEqual(again.accounts, store.accounts)
     }
 
-    func testWindowedReadingMatchesWholeReading() throws {
-        let bytes = Array(CacheFixtures.pythonDocument.utf8)
-        for windowSize in [1, 7, 64, 333] {
-            var reader = CacheDocumentReader()
-            var start = 0
-            var end = 0
-            var pending: [UInt8] = []
-            while !reader.isDone {
-                end = min(bytes.count, end + windowSize)
-                pending += bytes[start..<end]
-                start = end
-                let isFinal = end == bytes.count
-                let consumed = try reader.consume(pending, origin: 0, isFinal: isFinal)
-                pending.removeFirst(consumed)
-                if isFinal { break }
-            }
-            XCTAssertEqual(reader.contents.accessTokens.count, 1, "window \(windowSize)")
-            XCTAssertEqual(reader.contents.accounts.first?.username, "Alice@Contoso.com")
-            XCTAssertEqual(reader.contents.unknownSections.count, 1)
-        }
-    }
-
-    func testStringEndsAndEscapesAreFoundAtEveryPlaceOfABlock() throws {
-        // Strings are scanned eight bytes at a time, then searched for quotes and backslashes: put
-        // the closing quote and an escape at every place relative to those steps, with the window
-        // ending right after. The escape is an escaped quote, which must not end the string, or an
-        // escaped backslash, after which a quote does end it.
+    func testStringEndsAndEscapesAreFoundAtEveryPlace() throws {
+        // Strings are scanned eight bytes at a time: put the closing quote and an escape at every
+        // place relative to those steps. The escape is an escaped quote, which must not end the
+        // string, or an escaped backslash, after which a quote does end it.
         for length in 0..<40 {
             for escapeAt in [nil] + Array(0..<length) {
                 for escaped in ["\"", "\\"] {
-                    var content = Array(repeating: UInt8(ascii: "a"), count: length)
-                    var expected = String(repeating: "a", count: length)
+                    var content = String(repeating: "a", count: length)
+                    var expected = content
                     if let escapeAt {
-                        content[escapeAt] = UInt8(ascii: "\\")
-                        content.insert(escaped.utf8.first!, at: escapeAt + 1)
+                        content =
+                            String(repeating: "a", count: escapeAt) + "\\" + escaped
+                            + String(repeating: "a", count: length - escapeAt - 1)
                         expected =
                             String(repeating: "a", count: escapeAt) + escaped
                             + String(repeating: "a", count: length - escapeAt - 1)
                     }
-                    let bytes = [UInt8(ascii: "\"")] + content + [UInt8(ascii: "\"")]
-                    var cursor = JSONByteCursor(bytes, isFinal: true)
-                    let scanned = try cursor.scanString()
-                    let text = try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped)
-                    let end = cursor.index
                     let place = "length \(length), escape \(escaped) at \(String(describing: escapeAt))"
-                    XCTAssertEqual(scanned.start, 1, place)
-                    XCTAssertEqual(scanned.end, bytes.count - 1, place)
-                    XCTAssertEqual(scanned.escaped, escapeAt != nil, place)
-                    XCTAssertEqual(text, expected, place)
-                    XCTAssertEqual(end, bytes.count, place)
-                    // Without its closing quote, the string needs more input.
-                    var open = JSONByteCursor(bytes, count: bytes.count - 1, isFinal: false)
-                    XCTAssertThrowsError(try open.scanString(), place)
+                    let document = """
+                        {"IdToken": {"k": {"secret": "\(content)", "home_account_id": "h", "environment": "e", \
+                        "client_id": "c"}}}
+                        """
+                    XCTAssertEqual(try read(document).idTokens["k"]?.secret, expected, place)
+                    XCTAssertThrowsError(try read(#"{"IdToken": {"k": {"secret": ""# + content), place)
                 }
             }
         }
     }
 
     func testManyEscapesInALongStringAreReadInOnePass() throws {
-        // Half a million escaped backslashes around one escaped quote, in a string of 1.5 MB: the
-        // closing quote, once found, stays the candidate while the escapes before it are stepped
-        // over (searching for it again after each escape would take minutes).
-        let half = Array(repeating: Array(#"a\\"#.utf8), count: 250_000).joined()
-        let bytes = [UInt8(ascii: "\"")] + half + Array(#"\""#.utf8) + half + [UInt8(ascii: "\"")]
-        var cursor = JSONByteCursor(bytes, isFinal: true)
-        let scanned = try cursor.scanString()
-        let text = try cursor.makeString(scanned.start, scanned.end, escaped: scanned.escaped)
-        XCTAssertEqual(scanned.end, bytes.count - 1)
-        XCTAssertTrue(scanned.escaped)
-        let halfText = String(repeating: #"a\"#, count: 250_000)
-        XCTAssertEqual(text, halfText + "\"" + halfText)
+        let half = String(repeating: #"a\\"#, count: 250_000)
+        let store = try read(#"{"ForeignSection": {"k": ""# + half + #"\""# + half + #""}}"#)
+        let expected = String(repeating: #"a\"#, count: 250_000)
+        XCTAssertEqual(
+            try JSONValue(parsing: store.unknownSection(named: "ForeignSection") ?? "")["k"],
+            .string(expected + "\"" + expected))
     }
 
     func testAnyIndentationReadsTheSame() throws {
-        // Runs of spaces are skipped eight at a time: indent by every width around that, and with
-        // tabs and carriage returns, in whole documents and in small windows.
-        let original = try CacheDocumentCodec.decode(Array(CacheFixtures.pythonDocument.utf8))
+        let original = try read(CacheFixtures.pythonDocument)
         let lines = CacheFixtures.pythonDocument.split(separator: "\n").map { $0.drop { $0 == " " } }
         for width in [0, 1, 7, 8, 9, 15, 16, 17, 25] {
             for lineEnd in ["\n", "\r\n", "\n\t"] {
@@ -176,26 +151,14 @@ final class CacheDocumentTests: XCTestCase {
                     String(repeating: " ", count: width * ($0.offset % 4)) + $0.element
                 }
                 .joined(separator: lineEnd)
-                let bytes = Array(text.utf8)
-                let whole = try CacheDocumentCodec.decode(bytes)
-                XCTAssertEqual(whole.accessTokens, original.accessTokens, "width \(width)")
-                XCTAssertEqual(whole.accounts, original.accounts, "width \(width)")
-                var reader = CacheDocumentReader()
-                var consumed = 0
-                var end = 0
-                while !reader.isDone {
-                    end = min(bytes.count, end + 5)
-                    consumed += try reader.consume(
-                        Array(bytes[consumed..<end]), origin: consumed, isFinal: end == bytes.count)
-                }
-                XCTAssertEqual(reader.contents.accessTokens, original.accessTokens, "width \(width) in windows")
+                let store = try read(text)
+                XCTAssertEqual(store.accessTokens, original.accessTokens, "width \(width)")
+                XCTAssertEqual(store.accounts, original.accounts, "width \(width)")
             }
         }
     }
 
     func testAControlCharacterInIndentationIsMalformed() throws {
-        // Whitespace is skipped eight bytes at a time; any other byte below 0x21 among them stops
-        // the skip, and the document is malformed, at every place of a run of indentation.
         let lines = CacheFixtures.pythonDocument.split(separator: "\n").map { $0.drop { $0 == " " } }
         for place in 0..<17 {
             for control in [UInt8(0x00), 0x01, 0x0B, 0x0C, 0x1F] {
@@ -206,16 +169,14 @@ final class CacheDocumentTests: XCTestCase {
                     if index > 0 { bytes += [UInt8(ascii: "\n")] + (index == 2 ? indentation : []) }
                     bytes += Array(line.utf8)
                 }
-                XCTAssertThrowsError(
-                    try CacheDocumentCodec.decode(bytes), "byte \(control) at \(place) of the indentation")
+                XCTAssertThrowsError(try CacheDocument.read(bytes), "byte \(control) at \(place) of the indentation")
             }
         }
     }
 
     func testKeysThatDifferFromOursAreKeptAsRead() throws {
         // Our keys lowercase every component. A key with the target as written (upper-case
-        // letters), one with a different client, and one with an escape are remembered; the key
-        // we would write is not.
+        // letters), one with a different client, and one with an escape are kept as read.
         let ours = "u.t-login.example-accesstoken-c-t-mail.read openid"
         let keys = [
             ours, "u.t-login.example-accesstoken-c-t-Mail.Read openid",
@@ -228,14 +189,20 @@ final class CacheDocumentTests: XCTestCase {
                 "environment": "login.example", "client_id": "c", "realm": "t", "target": "Mail.Read openid", \
                 "secret": "s"}}}
                 """
-            let token = try XCTUnwrap(try CacheDocumentCodec.decode(Array(document.utf8)).accessTokens.first)
-            XCTAssertEqual(CacheKeys.key(token), ours)
-            if key == ours {
-                XCTAssertNil(token.originalKey, key)
-            } else {
-                XCTAssertNotNil(token.originalKey, key)
-            }
+            let store = try read(document)
+            let (readKey, token) = try XCTUnwrap(store.accessTokens.first)
+            XCTAssertEqual(token.key, ours)
+            XCTAssertEqual(readKey, try JSONValue(parsing: "\"\(key)\"").stringValue, key)
         }
+    }
+
+    func testStringsThatAreNotUTF8KeepTheirEntryAsItWas() throws {
+        var bytes = Array(#"{"IdToken": {"k": {"secret": "x"#.utf8) + [0xFF]
+        bytes += Array(#"", "home_account_id": "h", "environment": "e", "client_id": "c"}}, "F": "\ud800"}"#.utf8)
+        let store = try CacheDocument.read(bytes)
+        XCTAssertEqual(store.counts.idTokens, 0, "an entry whose secret is not text is no entity")
+        XCTAssertEqual(store.keptEntries[.idToken]?.keys.sorted(), ["k"])
+        XCTAssertEqual(store.unknownSection(named: "F"), #""\ud800""#, "kept as written")
     }
 
     func testBenchmarkFixtureLoads() throws {
@@ -243,6 +210,6 @@ final class CacheDocumentTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
         try PythonShapedCacheFile.write(path: path, accounts: 3)
-        XCTAssertEqual(try TokenCache(filePath: path).read { $0.contents.accessTokens.count }, 3)
+        XCTAssertEqual(try TokenCache(filePath: path).read { $0.counts.accessTokens }, 3)
     }
 }

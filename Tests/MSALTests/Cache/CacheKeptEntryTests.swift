@@ -7,15 +7,15 @@ import XCTest
 /// byte for byte, sections are named once in what it writes, and a byte order mark is no
 /// corruption (issue 19, part 1).
 final class CacheKeptEntryTests: XCTestCase {
-    private func decode(_ text: String) throws -> CacheContents {
-        try CacheDocumentCodec.decode(Array(text.utf8))
+    private func decode(_ text: String) throws -> TokenStore {
+        try CacheDocument.read(Array(text.utf8))
     }
 
     /// The document after a load and a save, with `change` applied to the store between them.
     private func rewrite(_ text: String, _ change: (inout TokenStore) -> Void = { _ in }) throws -> String {
-        var store = TokenStore(try decode(text))
+        var store = try decode(text)
         change(&store)
-        return String(decoding: try CacheDocumentCodec.encode(store.contents), as: UTF8.self)
+        return String(decoding: CacheDocument.write(store), as: UTF8.self)
     }
 
     /// How many times `"name":` is a member name at the top level of `text`.
@@ -79,8 +79,8 @@ final class CacheKeptEntryTests: XCTestCase {
         // Kept across a second rewrite too, and never returned by a query.
         let again = try rewrite(written)
         XCTAssertTrue(again.contains(confidentialAccessToken))
-        let store = TokenStore(try decode(again))
-        XCTAssertFalse(store.contents.accessTokens.contains { $0.clientId == "app" })
+        let store = try decode(again)
+        XCTAssertFalse(store.accessTokens.values.contains { $0.clientId == "app" })
         XCTAssertNil(
             store.accessToken(
                 homeAccountId: "", environments: ["login.microsoftonline.com"], realm: "utid", clientId: "app",
@@ -95,7 +95,7 @@ final class CacheKeptEntryTests: XCTestCase {
             store.setSignInState(.signedIn, clientId: self.client, homeAccountId: self.hid)
         }
         XCTAssertTrue(written.contains(entry), written)
-        let store = TokenStore(try decode(written))
+        let store = try decode(written)
         XCTAssertNil(
             store.refreshToken(homeAccountId: hid, environments: ["login.microsoftonline.com"], clientId: "other-app"))
     }
@@ -115,9 +115,9 @@ final class CacheKeptEntryTests: XCTestCase {
             XCTAssertTrue(written.contains(kept), "\(kept) in \(written)")
         }
         XCTAssertNoThrow(try JSONValue(parsing: written))
-        let store = TokenStore(try decode(written))
-        XCTAssertEqual(store.contents.accessTokens.count, 2, "ours, and the new one")
-        XCTAssertEqual(store.contents.accounts.count, 1, "only the new one")
+        let store = try decode(written)
+        XCTAssertEqual(store.accessTokens.values.count, 2, "ours, and the new one")
+        XCTAssertEqual(store.accounts.values.count, 1, "only the new one")
     }
 
     func testOurEntryUnderTheSameKeyReplacesAKeptOne() throws {
@@ -152,7 +152,7 @@ final class CacheKeptEntryTests: XCTestCase {
         let written = try rewrite(text) { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h.t") }
         XCTAssertTrue(written.contains(record), written)
         XCTAssertNoThrow(try JSONValue(parsing: written))
-        let store = TokenStore(try decode(written))
+        let store = try decode(written)
         XCTAssertEqual(store.signInState(clientId: "c", homeAccountId: "h.t"), .signedIn)
         XCTAssertEqual(store.signInState(clientId: "c", homeAccountId: "odd.account"), .unknown)
     }
@@ -204,7 +204,7 @@ final class CacheKeptEntryTests: XCTestCase {
             let written = try rewrite(text) { $0.setSignInState(.signedIn, clientId: "d", homeAccountId: "h.t") }
             XCTAssertTrue(written.contains(client), written)
             XCTAssertEqual(written.components(separatedBy: #""client_id""#).count - 1, 3, written)
-            let store = TokenStore(try decode(written))
+            let store = try decode(written)
             XCTAssertEqual(store.signInState(clientId: "d", homeAccountId: "h.t"), .signedIn)
         }
     }
@@ -223,9 +223,9 @@ final class CacheKeptEntryTests: XCTestCase {
         for name in ["AccessToken", "Account", "AccountMetadata", "RefreshToken", "IdToken", "AppMetadata"] {
             XCTAssertEqual(try topLevelCount(name, in: changed), 1, "\(name) in \(changed)")
         }
-        let store = TokenStore(try decode(changed))
-        XCTAssertEqual(store.contents.accessTokens.count, 1)
-        XCTAssertEqual(store.contents.accounts.count, 1)
+        let store = try decode(changed)
+        XCTAssertEqual(store.accessTokens.values.count, 1)
+        XCTAssertEqual(store.accounts.values.count, 1)
     }
 
     func testASectionNameWrittenWithAnEscapeIsThatSection() throws {
@@ -237,7 +237,7 @@ final class CacheKeptEntryTests: XCTestCase {
         let written = try rewrite(text) { $0.save(CacheFixtures.response(uid: "u", accessToken: "a")) }
         XCTAssertEqual(try topLevelCount("AppMetadata", in: written), 1, written)
         XCTAssertEqual(try topLevelCount("AccessToken", in: written), 1, written)
-        let store = TokenStore(try decode(written))
+        let store = try decode(written)
         XCTAssertEqual(store.appMetadata(environments: ["login.microsoftonline.com"], clientId: "c")?.familyId, "1")
     }
 
@@ -250,9 +250,9 @@ final class CacheKeptEntryTests: XCTestCase {
     // MARK: - Byte order mark
 
     func testAByteOrderMarkBeforeValidJSONIsRead() throws {
-        let contents = try CacheDocumentCodec.decode([0xEF, 0xBB, 0xBF] + Array(CacheFixtures.pythonDocument.utf8))
+        let contents = try CacheDocument.read([0xEF, 0xBB, 0xBF] + Array(CacheFixtures.pythonDocument.utf8))
         XCTAssertEqual(contents.accessTokens.count, 1)
-        let written = try CacheDocumentCodec.encode(TokenStore(contents).contents)
+        let written = CacheDocument.write(contents)
         XCTAssertEqual(
             written.first, UInt8(ascii: "{"), "written without the mark (MSAL Python's json.load rejects one)")
     }
@@ -265,11 +265,11 @@ final class CacheKeptEntryTests: XCTestCase {
         var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
         settings.durable = false
         let cache = TokenCache(settings: settings)
-        XCTAssertEqual(try cache.read { $0.contents.accessTokens.count }, 1)
+        XCTAssertEqual(try cache.read { $0.accessTokens.values.count }, 1)
         try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         XCTAssertFalse(names.contains { $0.contains("corrupt") }, "\(names)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).first, UInt8(ascii: "{"))
-        XCTAssertEqual(try TokenCache(settings: settings).read { $0.contents.accessTokens.count }, 1)
+        XCTAssertEqual(try TokenCache(settings: settings).read { $0.accessTokens.values.count }, 1)
     }
 }

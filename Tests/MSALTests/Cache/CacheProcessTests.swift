@@ -76,7 +76,7 @@ final class CacheProcessTests: XCTestCase {
             XCTAssertEqual(process.terminationStatus, 0)
         }
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        let secrets = Set(try cache.read { $0.contents.accessTokens.map(\.secret) })
+        let secrets = Set(try cache.read { $0.accessTokens.values.map(\.secret) })
         XCTAssertEqual(secrets.count, 8 * saves)
         for id in 0..<8 {
             for index in 0..<saves { XCTAssertTrue(secrets.contains("at-\(id)-\(index)"), "at-\(id)-\(index)") }
@@ -92,7 +92,7 @@ final class CacheProcessTests: XCTestCase {
             seed.save(CacheFixtures.response(uid: "seed-\(index)", accessToken: String(repeating: "a", count: 1500)))
         }
         let seeded = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        try seeded.replaceAll(with: seed.contents)
+        try seeded.modify { $0 = seed }
 
         for round in 0..<3 {
             let process = try worker("churn", path: path, id: round)

@@ -256,7 +256,7 @@ final class CacheStorageHazardTests: XCTestCase {
     private func documentWith(_ uids: [String]) throws -> [UInt8] {
         var store = TokenStore()
         for uid in uids { store.save(CacheFixtures.response(uid: uid, accessToken: "at-\(uid)")) }
-        return try CacheDocumentCodec.encode(store.contents)
+        return CacheDocument.write(store)
     }
 
     func testAFileBeingRewrittenInPlaceIsReadAgainUnderTheLockBeforeItCountsAsCorrupt() throws {
@@ -331,7 +331,7 @@ final class CacheStorageHazardTests: XCTestCase {
         try handle.close()
         try releaseExtensionsLock(lock, cachePath)
         try fileCache(cachePath).modify { $0.save(CacheFixtures.response(uid: "swift", accessToken: "at-swift")) }
-        let uids = Set(try fileCache(cachePath).read { $0.contents.accounts.map(\.homeAccountId) })
+        let uids = Set(try fileCache(cachePath).read { $0.accounts.values.map(\.homeAccountId) })
         XCTAssertEqual(uids.count, 3, "\(uids)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: cachePath + ".lockfile"), "released and removed")
     }

@@ -106,7 +106,7 @@ final class CacheStorageProcessTests: XCTestCase {
         stop.withLock { $0 = true }
         XCTAssertEqual(acknowledged.count, count * saves)
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        let secrets = Set(try cache.read { $0.contents.accessTokens.map(\.secret) })
+        let secrets = Set(try cache.read { $0.accessTokens.values.map(\.secret) })
         let lost = acknowledged.subtracting(secrets)
         XCTAssertTrue(lost.isEmpty, "\(lost.count) acknowledged writes lost: \(lost.sorted().prefix(10))")
     }

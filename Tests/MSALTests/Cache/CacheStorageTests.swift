@@ -229,9 +229,9 @@ final class CacheFirstRunTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("group/msal_cache.json").path
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: true)))
-        XCTAssertEqual(try cache.read { $0.contents.accounts.count }, 0)
+        XCTAssertEqual(try cache.read { $0.accounts.values.count }, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
         try cache.modify { $0.save(CacheFixtures.response(uid: "u1")) }
-        XCTAssertEqual(try cache.read { $0.contents.accounts.count }, 1)
+        XCTAssertEqual(try cache.read { $0.accounts.values.count }, 1)
     }
 }

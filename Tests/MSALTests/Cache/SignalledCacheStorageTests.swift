@@ -58,7 +58,7 @@ final class SignalledCacheStorageTests: XCTestCase {
         XCTAssertEqual(try ours.read { $0.counts.accounts }, 1, "the touched signal made the read load again")
 
         // A document replaced without touching the signal is not seen: reads cost one stat only.
-        let emptied = try CacheDocumentCodec.encode(TokenStore().contents)
+        let emptied = CacheDocument.write(TokenStore())
         try theirs.modify { $0.save(CacheFixtures.response(uid: "carol")) }
         XCTAssertEqual(try ours.read { $0.counts.accounts }, 2)
         try storage.replaceFromElsewhere(Data(emptied))

@@ -21,18 +21,42 @@ final class TokenStoreTests: XCTestCase {
         let h = hid
         let c = CacheFixtures.clientId
         let t = CacheFixtures.tenant
-        XCTAssertEqual(
-            CacheKeys.key(store.contents.accessTokens[0]), "\(h)-localhost-accesstoken-\(c)-\(t)-mail.read user.read")
-        XCTAssertEqual(store.contents.accessTokens[0].target, "Mail.Read User.Read", "sorted, server case")
-        XCTAssertEqual(
-            CacheKeys.key(store.contents.refreshTokens[0]), "\(h)-localhost-refreshtoken-\(c)--mail.read user.read")
-        XCTAssertEqual(CacheKeys.key(store.contents.idTokens[0]), "\(h)-localhost-idtoken-\(c)-\(t)-")
-        XCTAssertEqual(CacheKeys.key(store.contents.accounts[0]), "\(h)-localhost-\(t)")
-        XCTAssertEqual(CacheKeys.key(store.contents.appMetadata[0]), "appmetadata-localhost-\(c)")
+        XCTAssertEqual(Array(store.accessTokens.keys), ["\(h)-localhost-accesstoken-\(c)-\(t)-mail.read user.read"])
+        XCTAssertEqual(store.accessTokens.values.first?.target, "Mail.Read User.Read", "sorted, server case")
+        XCTAssertEqual(Array(store.refreshTokens.keys), ["\(h)-localhost-refreshtoken-\(c)--mail.read user.read"])
+        XCTAssertEqual(Array(store.idTokens.keys), ["\(h)-localhost-idtoken-\(c)-\(t)-"])
+        XCTAssertEqual(Array(store.accounts.keys), ["\(h)-localhost-\(t)"])
+        XCTAssertEqual(Array(store.appMetadata.keys), ["appmetadata-localhost-\(c)"])
         let upper = CacheAccessToken(
             homeAccountId: "A.B", environment: "Login.X", clientId: "C", realm: "R",
             target: "Scope.ONE", secret: "s")
-        XCTAssertEqual(CacheKeys.key(upper), "a.b-login.x-accesstoken-c-r-scope.one")
+        XCTAssertEqual(upper.key, "a.b-login.x-accesstoken-c-r-scope.one")
+        XCTAssertEqual(
+            CacheAppMetadata(clientId: "C", environment: "Login.X").key, "appmetadata-Login.X-C", "not lowercased")
+    }
+
+    func testTwoEntriesNeverShareAKey() {
+        var store = TokenStore()
+        let token = CacheAccessToken(
+            homeAccountId: "UID.UTID", environment: "e", clientId: "c", realm: "r", target: "s", secret: "upper")
+        store.upsert(token)
+        var lower = token
+        lower.homeAccountId = "uid.utid"
+        lower.secret = "lower"
+        store.upsert(lower)
+        XCTAssertEqual(store.accessTokens.values.map(\.secret), ["lower"], "one key, one entry: the later")
+        XCTAssertNil(
+            store.accessToken(homeAccountId: "UID.UTID", environments: ["e"], realm: "r", clientId: "c", scopes: ["s"]),
+            "and the index agrees")
+        XCTAssertEqual(
+            store.accessToken(homeAccountId: "uid.utid", environments: ["e"], realm: "r", clientId: "c", scopes: ["s"])?
+                .secret, "lower")
+        XCTAssertEqual(Array(store.homeAccountIds), ["uid.utid"])
+        var pop = lower
+        pop.tokenType = "pop"
+        pop.secret = "pop"
+        store.upsert(pop)
+        XCTAssertEqual(store.accessTokens.values.map(\.secret), ["pop"], "the token type is not in the key")
     }
 
     func testSaveWritesEveryEntityAndQueriesFindThem() throws {
@@ -75,11 +99,11 @@ final class TokenStoreTests: XCTestCase {
         store.save(CacheFixtures.response(scopes: ["User.Read", "Mail.Read"], accessToken: "first"))
         store.save(CacheFixtures.response(scopes: ["Files.Read"], accessToken: "files"))
         store.save(CacheFixtures.response(scopes: ["mail.read", "Calendars.Read"], accessToken: "second"))
-        XCTAssertEqual(store.contents.accessTokens.map(\.secret).sorted(), ["files", "second"])
+        XCTAssertEqual(store.accessTokens.values.map(\.secret).sorted(), ["files", "second"])
         XCTAssertNil(accessToken(store, ["user.read"]))
         XCTAssertEqual(accessToken(store, ["calendars.read"])?.secret, "second")
-        XCTAssertEqual(store.contents.refreshTokens.count, 1, "one refresh token per account and client")
-        XCTAssertEqual(store.contents.refreshTokens[0].secret, "rt")
+        XCTAssertEqual(store.refreshTokens.values.count, 1, "one refresh token per account and client")
+        XCTAssertEqual(store.refreshTokens.values.first!.secret, "rt")
     }
 
     func testScopeIntersectionIsCaseInsensitiveForASCIIAndUnicode() {
@@ -91,14 +115,14 @@ final class TokenStoreTests: XCTestCase {
         var store = TokenStore()
         store.save(CacheFixtures.response(scopes: ["api://x/Écrire"], accessToken: "first"))
         store.save(CacheFixtures.response(scopes: ["api://x/écrire"], accessToken: "second"))
-        XCTAssertEqual(store.contents.accessTokens.map(\.secret), ["second"])
+        XCTAssertEqual(store.accessTokens.values.map(\.secret), ["second"])
     }
 
     func testFamilyRefreshTokensAndClientMismatch() {
         var store = TokenStore()
         store.save(CacheFixtures.response(refreshToken: "family-rt", foci: "1"))
-        XCTAssertEqual(store.contents.refreshTokens.count, 1, "one token carrying family_id, as MSAL Python")
-        XCTAssertEqual(store.contents.refreshTokens[0].familyId, "1")
+        XCTAssertEqual(store.refreshTokens.values.count, 1, "one token carrying family_id, as MSAL Python")
+        XCTAssertEqual(store.refreshTokens.values.first!.familyId, "1")
         // Another family app finds it through the family.
         let other = CacheFixtures.otherClientId
         XCTAssertNil(store.refreshToken(homeAccountId: hid, environments: env, clientId: other))
@@ -128,7 +152,7 @@ final class TokenStoreTests: XCTestCase {
             store.removeRefreshToken(
                 homeAccountId: hid, environment: CacheFixtures.environment,
                 clientId: CacheFixtures.clientId, secret: "rotated"))
-        XCTAssertTrue(store.contents.refreshTokens.isEmpty)
+        XCTAssertTrue(store.refreshTokens.values.isEmpty)
     }
 
     func testRemoveAccountKeepsFamilyTokenAndAccountAndSignsOut() {
@@ -163,15 +187,15 @@ final class TokenStoreTests: XCTestCase {
     }
 
     func testWipeAccountAndWipeAll() {
-        var store = TokenStore(try! CacheDocumentCodec.decode(Array(CacheFixtures.pythonDocument.utf8)))
+        var store = try! CacheDocument.read(Array(CacheFixtures.pythonDocument.utf8))
         store.save(CacheFixtures.response(clientId: CacheFixtures.otherClientId))
         store.save(CacheFixtures.response(uid: "bob"))
         store.wipeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId, environments: nil)
-        XCTAssertTrue(store.refs(hid).isEmpty, "every client's credentials and the account records")
-        XCTAssertFalse(store.refs("bob.\(CacheFixtures.tenant)").isEmpty)
+        XCTAssertFalse(store.homeAccountIds.contains(hid), "every client's credentials and the account records")
+        XCTAssertTrue(store.homeAccountIds.contains("bob.\(CacheFixtures.tenant)"))
         store.wipeAllAccounts()
         XCTAssertTrue(store.isEmpty)
-        XCTAssertEqual(store.contents.unknownSections.map(\.name), ["ForeignSection"])
+        XCTAssertEqual(store.unknownSections.map(\.name), ["ForeignSection"])
     }
 
     func testMultiTenantAccountMergesProfiles() {
@@ -210,7 +234,7 @@ final class TokenStoreTests: XCTestCase {
     }
 
     func testPythonCacheGivesTheRightAccountsAndTokens() throws {
-        var store = TokenStore(try CacheDocumentCodec.decode(Array(CacheFixtures.pythonDocument.utf8)))
+        let store = try CacheDocument.read(Array(CacheFixtures.pythonDocument.utf8))
         let accounts = store.accounts(
             clientId: CacheFixtures.clientId, familyId: "1", environments: env, query: AccountQuery())
         XCTAssertEqual(accounts.map(\.username), ["Alice@Contoso.com"])
@@ -250,41 +274,50 @@ final class TokenStoreTests: XCTestCase {
                 realm: CacheFixtures.tenant, clientId: CacheFixtures.clientId, scopes: ["user.read"])
             XCTAssertEqual(found?.secret, index % 3 == 0 ? nil : "at\(index)")
         }
-        let reloaded = TokenStore(try! CacheDocumentCodec.decode(CacheDocumentCodec.encode(store.contents)))
+        let reloaded = try! CacheDocument.read(CacheDocument.write(store))
         XCTAssertEqual(reloaded.counts.accessTokens, store.counts.accessTokens)
         XCTAssertEqual(reloaded.counts.accounts, 33)
     }
 
     func testLoadingKeepsTheNewerOfDuplicates() {
-        // Many accounts, with duplicates of every kind (older and newer copies) among them.
-        var source = TokenStore()
+        // Many accounts, with copies of every kind under other keys (another library's) among them.
+        var loaded = TokenStore()
+        var dropped = 0
         for index in 0..<600 {
-            source.save(
+            var one = TokenStore()
+            one.save(
                 CacheFixtures.response(
                     uid: "user-\(index)", accessToken: "at-\(index)", foci: index % 3 == 0 ? "1" : nil))
+            let accessToken = one.accessTokens.first!
+            let refreshToken = one.refreshTokens.first!
+            let idToken = one.idTokens.first!
+            let account = one.accounts.first!
+            if index % 7 == 0 {
+                var older = accessToken.value
+                older.cachedAt = (older.cachedAt ?? 0) - 100
+                older.secret = "older-\(index)"
+                dropped += loaded.addLoaded(older, key: "older-\(index)")
+            }
+            dropped += loaded.addLoaded(accessToken.value, key: accessToken.key)
+            dropped += loaded.addLoaded(refreshToken.value, key: refreshToken.key)
+            dropped += loaded.addLoaded(idToken.value, key: idToken.key)
+            dropped += loaded.addLoaded(account.value, key: account.key)
+            if index % 7 == 0 {
+                var newer = refreshToken.value
+                newer.lastModificationTime = "2000000000"
+                newer.secret = "newer-\(index)"
+                dropped += loaded.addLoaded(newer, key: "newer-\(index)")
+                dropped += loaded.addLoaded(idToken.value, key: "copy-\(index)")
+                dropped += loaded.addLoaded(account.value, key: "copy-\(index)")
+            }
         }
-        var contents = source.contents
-        for index in stride(from: 0, to: 600, by: 7) {
-            var olderToken = contents.accessTokens[index]
-            olderToken.cachedAt = (olderToken.cachedAt ?? 0) - 100
-            olderToken.secret = "older-\(index)"
-            contents.accessTokens.insert(olderToken, at: index / 2)
-            var newerToken = contents.refreshTokens[index]
-            newerToken.lastModificationTime = "2000000000"
-            newerToken.secret = "newer-\(index)"
-            contents.refreshTokens.append(newerToken)
-            contents.idTokens.append(contents.idTokens[index])
-            contents.accounts.append(contents.accounts[index])
-        }
-        let two = TokenStore(contents)
-        XCTAssertEqual(two.counts.accessTokens, 600, "the older copies are gone")
-        XCTAssertEqual(two.counts.refreshTokens, 600)
-        XCTAssertEqual(two.counts.idTokens, 600)
-        XCTAssertEqual(two.counts.accounts, 600)
-        XCTAssertEqual(Set(two.contents.refreshTokens.map(\.secret).filter { $0.hasPrefix("newer-") }).count, 86)
-        XCTAssertFalse(two.contents.accessTokens.contains { $0.secret.hasPrefix("older-") })
-        for account in source.contents.accounts {
-            XCTAssertEqual(two.refs(account.homeAccountId).count, 4)
-        }
+        XCTAssertEqual(loaded.counts.accessTokens, 600, "the older copies are gone")
+        XCTAssertEqual(loaded.counts.refreshTokens, 600)
+        XCTAssertEqual(loaded.counts.idTokens, 600)
+        XCTAssertEqual(loaded.counts.accounts, 600)
+        XCTAssertEqual(dropped, 4 * 86)
+        XCTAssertEqual(loaded.refreshTokens.values.filter { $0.secret.hasPrefix("newer-") }.count, 86)
+        XCTAssertFalse(loaded.accessTokens.values.contains { $0.secret.hasPrefix("older-") })
+        XCTAssertEqual(loaded.refreshTokens["newer-7"]?.secret, "newer-7", "kept under the key it was read under")
     }
 }

@@ -42,48 +42,4 @@ final class ASCIITests: XCTestCase {
         }
         XCTAssertThrowsError(try ClientInfo(raw: "==="))
     }
-
-    func testWordWiseCheckAgreesWithAByteLoopForEveryByteAtEveryPosition() {
-        func reference(_ bytes: [UInt8]) -> Bool {
-            bytes.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) }
-        }
-        for length in [1, 7, 8, 9, 16, 17] {
-            for position in 0..<length {
-                for value in 0...255 {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-                    bytes[position] = UInt8(value)
-                    let fast = ASCII.isASCIIWithoutUppercase(bytes.span)
-                    XCTAssertEqual(fast, reference(bytes), "byte \(value) at \(position) of \(length)")
-                }
-            }
-        }
-    }
-
-    func testLoweredComparisonAgreesWithAByteLoopForEveryByteAtEveryPlace() {
-        // Every byte value at every position of strings of 1 to 19 bytes (the word loop and the
-        // tail), compared with its own lowercase and with a copy that differs in that byte.
-        func lowered(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-        for length in 1..<20 {
-            for position in 0..<length {
-                for value in 0...255 {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "Q"), count: length)
-                    bytes[position] = UInt8(value)
-                    let ascii = value < 0x80
-                    let lower = bytes.map(lowered)
-                    var other = lower
-                    other[position] ^= 0x01
-                    XCTAssertEqual(
-                        ASCII.lowercased(bytes.span, equals: lower.span, at: 0), ascii ? true : nil,
-                        "\(value) at \(position) of \(length)")
-                    XCTAssertEqual(
-                        ASCII.lowercased(bytes.span, equals: other.span, at: 0), ascii ? false : nil,
-                        "\(value) at \(position) of \(length)")
-                    // The same bytes further on in a longer one.
-                    XCTAssertEqual(
-                        ASCII.lowercased(bytes.span, equals: ([0x20, 0x41] + lower).span, at: 2), ascii ? true : nil,
-                        "\(value) at \(position) of \(length), at 2")
-                }
-            }
-        }
-    }
 }

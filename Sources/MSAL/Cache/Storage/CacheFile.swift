@@ -15,10 +15,10 @@ struct CacheFile: Sendable {
     enum Loaded {
         /// Nothing at the path.
         case missing
-        case document(CacheContents, FileFingerprint)
+        case document(TokenStore, FileFingerprint)
         /// A regular file of no bytes.
         case emptyFile(FileFingerprint)
-        case corrupt(CacheDocumentCodec.Corrupt, FileFingerprint)
+        case corrupt(JSONValue.ParseError, FileFingerprint)
     }
 
     /// The file a write replaces: the end of the chain of symbolic links at ``path`` (so a link
@@ -84,21 +84,24 @@ struct CacheFile: Sendable {
         if case .refuse(let kind) = CachePathDecision.decide(status.kind) {
             throw CacheStorageError.notARegularFile(path: path, kind: kind)
         }
-        let fingerprint = FileFingerprint(status)
+        let fingerprint = FileFingerprint(status, file: file)
         if status.size == 0 { return .emptyFile(fingerprint) }
-        let head: [UInt8]
+        var bytes: [UInt8]
         do {
-            head = try file.read(at: 0, count: CacheFileOwnership.headBytes)
+            // The whole file: its size when opened, and whatever an in-place writer added since.
+            bytes = try file.read(at: 0, count: Int(status.size))
+            while case let more = try file.read(at: bytes.count, count: 1 << 16), !more.isEmpty { bytes += more }
         } catch {
             throw CacheStorageError.file(error, "read the cache file")
         }
+        let head = bytes.prefix(CacheFileOwnership.headBytes)
         if case .notACache(let found) = CacheFileOwnership.judge(head: head) {
             throw CacheStorageError.notATokenCache(path: path, target: linkTarget, found: found)
         }
         do {
-            return .document(try read(file, size: Int(status.size)), fingerprint)
-        } catch let corrupt as CacheDocumentCodec.Corrupt {
-            let judged = CacheFileOwnership.judgeDamage(head: head, faultOffset: corrupt.offset, size: Int(status.size))
+            return .document(try read(bytes), fingerprint)
+        } catch let corrupt as JSONValue.ParseError {
+            let judged = CacheFileOwnership.judgeDamage(head: head, faultOffset: corrupt.offset, size: bytes.count)
             if case .notACache(let found) = judged {
                 throw CacheStorageError.notATokenCache(path: path, target: linkTarget, found: found)
             }
@@ -165,48 +168,30 @@ struct CacheFile: Sendable {
         }
     }
 
-    private func read(_ file: NativeFile, size: Int) throws -> CacheContents {
-        // Peek at the start to tell an encrypted file from JSON.
-        let head: [UInt8]
-        do {
-            head = try file.read(at: 0, count: CacheEncryption.header.count)
-        } catch {
-            throw CacheStorageError.file(error, "read the cache file")
+    /// The document of the file's bytes, decrypted when encrypted. With a key configured, a plain
+    /// JSON document is read too (and encrypted by the next save); anything else may be an
+    /// encrypted file with a damaged header, and is left untouched.
+    private func read(_ bytes: [UInt8]) throws -> TokenStore {
+        if CacheEncryption.isEncrypted(bytes) {
+            guard let key = encryptionKey, let plaintext = CacheEncryption.open(bytes, key: key, for: .file) else {
+                throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: encryptionKey != nil)
+            }
+            return try CacheDocument.read(plaintext)
         }
-        if CacheEncryption.isEncrypted(head[...]) || encryptionKey != nil {
-            let whole: [UInt8]
-            do {
-                whole = try file.read(at: 0, count: max(size, head.count))
-            } catch {
-                throw CacheStorageError.file(error, "read the cache file")
-            }
-            if CacheEncryption.isEncrypted(whole) {
-                guard let key = encryptionKey, let plaintext = CacheEncryption.open(whole, key: key, for: .file) else {
-                    throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: encryptionKey != nil)
-                }
-                return try CacheDocumentCodec.decode(plaintext)
-            }
-            // With a key set, only a plain JSON document is accepted (and re-encrypted later); anything
-            // else may be an encrypted file with a damaged header, so it is left untouched.
-            // A UTF-8 byte order mark before the document is allowed, as it is without a key.
-            let text = whole.starts(with: [0xEF, 0xBB, 0xBF]) ? whole.dropFirst(3) : whole[...]
-            guard
-                text.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }).map({
-                    $0 == UInt8(ascii: "{")
-                }) ?? true
-            else {
+        if encryptionKey != nil {
+            let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+            guard text.first(where: { !CacheDocument.isBlank([$0]) }).map({ $0 == UInt8(ascii: "{") }) ?? true else {
                 throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: true)
             }
             Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
-            return try CacheDocumentCodec.decode(whole)
         }
-        return try readDocument(CacheFileSnapshot(file: file), size: size)
+        return try CacheDocument.read(bytes)
     }
 
     /// Moves a corrupt file aside as `<file>.corrupt-<epoch seconds>` (beside the file a link
     /// points to; a link itself stays) and reports it: a warning in the log, and the returned
     /// report for the caller. `move` false: the folder cannot be written; reported only.
-    func quarantine(_ corrupt: CacheDocumentCodec.Corrupt, move: Bool) -> CacheQuarantine {
+    func quarantine(_ corrupt: JSONValue.ParseError, move: Bool) -> CacheQuarantine {
         let reason = "\(corrupt.reason) at byte \(corrupt.offset)"
         guard move, let target = try? writeTarget() else {
             Log.warning(
@@ -232,20 +217,18 @@ struct CacheFile: Sendable {
         return CacheQuarantine(path: path, movedTo: moved ? target + suffix : nil, reason: reason)
     }
 
-    /// Replaces `target` (``writeTarget()``) atomically: a temporary file beside it (mode 0600,
-    /// created exclusively, never through a link, its `flock` held while it is written), written,
-    /// fsynced, renamed over it, and the folder fsynced. `beforeReplacing` runs just before the
-    /// rename and may throw to stop. Returns the new fingerprint and, for a plain file, the new
-    /// file as a snapshot with where each secret went in it, so the store can read its secrets and
-    /// copy its entries from there (``TokenStore/place(in:_:)``).
-    func save(_ contents: CacheContents, to target: String, beforeReplacing: () throws -> Void) throws -> (
-        fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
-    ) {
+    /// Replaces `target` (``writeTarget()``) atomically with the document of `store`: a temporary
+    /// file beside it (mode 0600, created exclusively, never through a link, its `flock` held
+    /// while it is written), written, fsynced, renamed over it, and the folder fsynced.
+    /// `beforeReplacing` runs just before the rename and may throw to stop. Returns the new
+    /// file's fingerprint.
+    func save(_ store: TokenStore, to target: String, beforeReplacing: () throws -> Void) throws -> FileFingerprint? {
         try checkTarget(target)
+        var bytes = CacheDocument.write(store)
+        if let key = encryptionKey { bytes = try CacheEncryption.seal(bytes, key: key, for: .file) }
         let folder = FileSystem.folder(of: target)
         let temporary =
             "\(folder)/.\(FileSystem.name(of: target)).tmp-\(FileSystem.currentProcessID)-\(UInt32.random(in: 0...UInt32.max))"
-        // Read-write: after the rename this file is the new version's snapshot.
         let file: NativeFile
         do {
             file = try NativeFile.createNew(temporary, mode: 0o600)
@@ -257,24 +240,12 @@ struct CacheFile: Sendable {
             }
             throw CacheStorageError.file(error, "create a temporary file")
         }
-        var placements: CacheDocumentWriter.Placements?
         do {
-            if let key = encryptionKey {
-                let sealed = try CacheEncryption.seal(CacheDocumentCodec.encode(contents), key: key, for: .file)
-                do {
-                    try file.write(sealed, at: 0)
-                } catch {
-                    throw CacheStorageError.file(error, "write a temporary file")
-                }
-            } else {
-                placements = try writeDocument(contents, to: file, path: temporary)
-            }
-            if durable {
-                do {
-                    try file.sync()
-                } catch {
-                    throw CacheStorageError.file(error, "fsync a temporary file")
-                }
+            do {
+                try file.write(bytes, at: 0)
+                if durable { try file.sync() }
+            } catch {
+                throw CacheStorageError.file(error, "write a temporary file")
             }
             try beforeReplacing()
             do {
@@ -290,20 +261,7 @@ struct CacheFile: Sendable {
         removeLeftoverTemporaries(of: target)
         if durable { try? FileSystem.syncFolder(folder) }
         // The fingerprint of the version written (even if another program replaced it since).
-        let fingerprint = (try? file.status()).map(FileFingerprint.init) ?? FileFingerprint.of(path: path)
-        guard let placements else { return (fingerprint, nil) }
-        return (fingerprint, (CacheFileSnapshot(file: file), placements))
-    }
-
-    /// Replaces the file (the end of its links) without locks of its own (tests of the format).
-    func save(_ contents: CacheContents) throws -> (
-        fingerprint: FileFingerprint?, placed: (CacheFileSnapshot, CacheDocumentWriter.Placements)?
-    ) {
-        let target = try writeTarget()
-        try checkTarget(target)
-        try checkOwnership(target)
-        try prepareFolder(for: target)
-        return try save(contents, to: target) {}
+        return (try? file.status()).map { FileFingerprint($0, file: file) } ?? FileFingerprint.of(path: path)
     }
 
     /// Paths whose folder was already swept by this process.

@@ -68,7 +68,7 @@ enum CacheFileOwnership: Equatable, Sendable {
     /// Quoted names whose presence before a fault shows the file was a token cache.
     static let cacheNames: [[UInt8]] =
         CacheSection.allCases.map { section in
-            Array("\"\(section.name)\"".utf8)
+            Array("\"\(section.rawValue)\"".utf8)
         } + ["\"credential_type\"", "\"home_account_id\"", "\"MSALDiscovery\""].map { Array($0.utf8) }
 
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]

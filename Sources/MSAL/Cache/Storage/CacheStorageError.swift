@@ -13,8 +13,6 @@ enum CacheStorageError: Error {
     case customStorage(any Error)
     /// A versioned storage's compare-and-set save kept finding newer versions.
     case writeConflicts(attempts: Int)
-    /// Another program rewrote the file in place while a save copied secrets from it.
-    case changedUnderneath(path: String)
     /// The cache path names something other than a regular file (a FIFO, a device, a folder...).
     case notARegularFile(path: String, kind: FileKind)
     /// The cache path names a regular file that is not a token cache (a shell script that a
@@ -71,11 +69,6 @@ enum CacheStorageError: Error {
                     + "while cacheConfig.encryptionKey is set. It was neither read nor overwritten: anyone who can "
                     + "write to the storage could have planted it. To encrypt a cache that was kept in plaintext "
                     + "before, see \"Encrypting a cache that was plaintext\" in Docs/TokenCache.md.")
-        case .changedUnderneath(let path):
-            return MSALErrors.make(
-                .internal,
-                "The token cache \(path) was rewritten in place by another program while this one saved it; "
-                    + "nothing was written. Retry: the file is read again first.")
         case .writeConflicts(let attempts):
             return MSALErrors.make(
                 .internal,

@@ -4,12 +4,12 @@ import MSALNative
 /// The token cache an application uses: the indexed ``TokenStore`` guarded by a lock, kept in
 /// step with its storage (file, memory or the app's storage).
 ///
-/// - ``read(_:)`` serves from memory; with a file it first asks the file's inotify watch
-///   whether anything happened to it, then (when something did, or once a second) compares its
-///   fingerprint (one `stat`), and re-reads the file only when another process changed it.
-///   Reading takes no lock and needs no write access: this library replaces the file by rename,
-///   so a reader always opens a whole version. Only what looks corrupt or empty (an in-place
-///   writer such as MSAL Python's extension may be half-way) is read again under the locks.
+/// - ``read(_:)`` serves from memory; with a file it first asks the version it holds open whether
+///   it is still the file at its path (one `fstat`), and re-reads the file only when another
+///   process changed it. Reading takes no lock
+///   and needs no write access: this library replaces the file by rename, so a reader always
+///   opens a whole version. Only what looks corrupt or empty (an in-place writer such as MSAL
+///   Python's extension may be half-way) is read again under the locks.
 /// - ``modify(_:)`` is one read-modify-write: it holds the cross-process locks
 ///   (``CacheFileLocks``), re-reads the file if it changed, applies the change, and writes the
 ///   file atomically. Two processes saving concurrently therefore never lose each other's tokens.
@@ -20,14 +20,6 @@ package final class TokenCache: Sendable {
         var store = TokenStore()
         var loaded = false
         var fingerprint: FileFingerprint?
-        /// Answers most reads of a file cache without a `stat` (``CacheFileWatch``); made by the
-        /// read that follows ``TokenCache/readsBeforeWatching`` others, before its `stat`.
-        var watch: CacheFileWatch?
-        /// Reads that found the cache loaded and had no watch to ask.
-        var readsWithoutWatch = 0
-        /// Changes whenever the contents may have changed (a reload or a modification), so callers
-        /// can keep values derived from the store until then.
-        var generation: UInt64 = 0
         /// Corrupt files moved aside and not yet taken by ``takeQuarantines()``.
         var quarantines: [CacheQuarantine] = []
         /// A versioned storage's version of the document held (0: nothing stored).
@@ -46,15 +38,6 @@ package final class TokenCache: Sendable {
         /// A storage shared by machines, written by compare-and-set (``MSALSharedCacheStorage``).
         case versioned(any MSALSharedCacheStorage, key: [UInt8]?)
     }
-
-    /// The reads of a loaded file cache that `stat` the file before one makes the inotify watch.
-    /// A watch saves each later read its `stat` (under a microsecond), but closing its inotify
-    /// instance, at the latest when the process exits, waits for the kernel's grace period
-    /// (18 ms on the machine of Docs/Performance.md, several times the whole of `msal token`),
-    /// and each instance counts against the user's limit (`fs.inotify.max_user_instances`).
-    /// A process that reads its cache a few times (a command-line tool) never makes one; one
-    /// that keeps reading it (a service) makes it early.
-    static let readsBeforeWatching = 32
 
     private let backend: Backend
     private let lockTimeout: Double
@@ -144,19 +127,10 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` on the current contents with their ``State/generation``.
-    func readVersioned<Result>(_ body: (inout TokenStore, UInt64) throws -> Result) throws -> Result {
-        try state.withLock { state in
-            try refreshIfNeeded(&state)
-            return try body(&state.store, state.generation)
-        }
-    }
-
     /// Runs `body` as one read-modify-write and persists the result. With a file, `body` runs
     /// again on a fresh read when the write has to start over (its lock file was removed).
     package func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
-            state.generation &+= 1
             do {
                 switch backend {
                 case .memory:
@@ -179,13 +153,17 @@ package final class TokenCache: Sendable {
                     }
                 case .custom(let storage, let key, let signal):
                     let locks = try signal.map { path throws(CacheStorageError) in
-                        try SignalLocks(signalPath: path, timeout: lockTimeout)
+                        do throws(FileError) {
+                            try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
+                        } catch {
+                            throw FileLock.failure(error, path: path)
+                        }
+                        return try CacheFileLocks(lockPath: path + ".lock", extensionsFor: path, timeout: lockTimeout)
                     }
                     defer { withExtendedLifetime(locks) {} }
                     try reloadCustom(storage, key: key, signal: signal, &state)
                     let result = try body(&state.store)
-                    state.store.dropKeyClashes(atLoad: false)
-                    var bytes = try CacheDocumentCodec.encode(state.store.contents)
+                    var bytes = CacheDocument.write(state.store)
                     if let key {
                         bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
                     }
@@ -224,8 +202,7 @@ package final class TokenCache: Sendable {
             do {
                 result = try body(&state.store)
                 removeLapsedAccounts(&state, storage)
-                state.store.dropKeyClashes(atLoad: false)
-                bytes = try CacheDocumentCodec.encode(state.store.contents)
+                bytes = CacheDocument.write(state.store)
                 if let key {
                     bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
                 }
@@ -251,7 +228,6 @@ package final class TokenCache: Sendable {
                 return result
             case .reloadAndRetry(let pause):
                 state.loaded = false
-                state.generation &+= 1
                 attempt += 1
                 if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
             case .giveUp:
@@ -262,7 +238,6 @@ package final class TokenCache: Sendable {
                     "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
                 )
                 state.loaded = false
-                state.generation &+= 1
                 return result
             }
         }
@@ -296,27 +271,17 @@ package final class TokenCache: Sendable {
         try file.checkTarget(target)
         try file.checkOwnership(target)
         try file.prepareFolder(for: target)
-        let locks = try CacheFileLocks(file, target: target, timeout: timeout)
+        let locks = try CacheFileLocks(
+            lockPath: CacheFile.lockPath(for: target), extensionsFor: file.path, timeout: timeout)
         defer { withExtendedLifetime(locks) {} }
         if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
             try reload(file, &state, underLocks: true)
         }
         let result = try body(&state.store)
-        // Each key once in what is written, and the store holds what is written.
-        state.store.dropKeyClashes(atLoad: false)
-        let saved = try file.save(state.store.contents, to: target) {
+        state.fingerprint = try file.save(state.store, to: target) {
             guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
         }
-        state.fingerprint = saved.fingerprint
-        if let (snapshot, placements) = saved.placed {
-            state.store.place(in: snapshot, placements)
-        }
         return result
-    }
-
-    /// Replaces the whole contents (import, tests) and persists them.
-    func replaceAll(with contents: CacheContents) throws {
-        try modify { $0 = TokenStore(contents) }
     }
 
     private func refreshIfNeeded(_ state: inout State) throws {
@@ -325,26 +290,14 @@ package final class TokenCache: Sendable {
             case .memory:
                 state.loaded = true
             case .file(let file):
-                if state.loaded {
-                    if let watch = state.watch, watch.isQuiet() { return }
-                    // Made before this read's `stat`, so whatever changes after that `stat` is
-                    // queued on the watch.
-                    if state.readsWithoutWatch >= Self.readsBeforeWatching {
-                        watchIfNeeded(file, &state)
-                    } else {
-                        state.readsWithoutWatch += 1
-                    }
-                }
+                if state.loaded, state.fingerprint?.isCurrent == true { return }
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
                 if current == nil {
                     // No file (yet, or removed): an empty cache. Reading creates nothing on disk;
                     // the folder and lock file appear with the first write.
                     if state.loaded && state.fingerprint == nil { return }
-                    state.store = TokenStore()
-                    state.fingerprint = nil
-                    state.loaded = true
-                    state.generation &+= 1
+                    install(TokenStore(), fingerprint: nil, &state)
                     return
                 }
                 try reload(file, &state, underLocks: false)
@@ -390,12 +343,8 @@ package final class TokenCache: Sendable {
         case .missing:
             install(TokenStore(), fingerprint: nil, &state)
             return
-        case .document(let contents, let fingerprint):
-            // Consumed, not copied: the store indexes the arrays in place, which needs one owner.
-            Self.discard(replacing: &state.store, with: TokenStore(consume contents))
-            state.fingerprint = fingerprint
-            state.loaded = true
-            state.generation &+= 1
+        case .document(let store, let fingerprint):
+            install(store, fingerprint: fingerprint, &state)
             return
         case .emptyFile: seen = .emptyFile
         case .corrupt: seen = .corrupt
@@ -405,7 +354,8 @@ package final class TokenCache: Sendable {
         let decision = CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock)
         switch (decision, loaded) {
         case (.readAgainUnderLocks, _):
-            let locks = try CacheFileLocks(file, target: target, timeout: lockTimeout)
+            let locks = try CacheFileLocks(
+                lockPath: CacheFile.lockPath(for: target), extensionsFor: file.path, timeout: lockTimeout)
             defer { withExtendedLifetime(locks) {} }
             try reload(file, &state, underLocks: true)
         case (.quarantine, .corrupt(let corrupt, _)):
@@ -425,28 +375,9 @@ package final class TokenCache: Sendable {
     }
 
     private func install(_ store: TokenStore, fingerprint: FileFingerprint?, _ state: inout State) {
-        Self.discard(replacing: &state.store, with: store)
+        state.store = store
         state.fingerprint = fingerprint
         state.loaded = true
-        state.generation &+= 1
-    }
-
-    /// Puts `new` in `store`'s place. A large replaced store is freed on another thread: freeing
-    /// ten thousand accounts' entities takes milliseconds the caller need not wait for.
-    private static func discard(replacing store: inout TokenStore, with new: consuming TokenStore) {
-        var old = new
-        swap(&old, &store)
-        guard old.entityCount >= 1_000 else { return }
-        let replaced = old
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(replaced) {} }
-    }
-
-    /// Makes the file's watch when there is none (or the old one broke): a change made after this
-    /// is queued on the watch. It watches the file a link points to, which is where writers
-    /// replace it.
-    private func watchIfNeeded(_ file: CacheFile, _ state: inout State) {
-        if state.watch?.broken == true { state.watch = nil }
-        if state.watch == nil { state.watch = CacheFileWatch(path: (try? file.writeTarget()) ?? file.path) }
     }
 
     /// Loads a versioned storage's document into the store.
@@ -492,12 +423,11 @@ package final class TokenCache: Sendable {
                 throw CacheStorageError.cannotDecrypt(path: "(custom storage)", keyConfigured: key != nil)
             }
             bytes = plaintext
-        } else if key != nil, !CacheDocumentCodec.isBlank(bytes) {
+        } else if key != nil, !CacheDocument.isBlank(bytes) {
             throw CacheStorageError.notEncrypted
         }
-        state.generation &+= 1
         do {
-            Self.discard(replacing: &state.store, with: TokenStore(try CacheDocumentCodec.decode(bytes)))
+            state.store = try CacheDocument.read(bytes)
         } catch {
             Log.error(
                 "Token cache: the custom storage returned a document that is not a valid cache (\(error.reason)); continuing with an empty cache."

@@ -48,23 +48,20 @@ extension TokenStore {
     ///   - environments: the cloud's environment aliases; `nil` for all environments.
     ///   - familyId: the client's family (see ``familyId(environments:clientId:)``), for the
     ///     signed-in test; empty for none.
-    mutating func accounts(clientId: String, familyId: String, environments: [String]?, query: AccountQuery)
+    func accounts(clientId: String, familyId: String, environments: [String]?, query: AccountQuery)
         -> [CachedAccountSummary]
     {
         let candidates: [String]
         if let identifier = query.identifier {
-            candidates = [identifier, identifier.lowercased()].filter { buckets[$0] != nil }
+            let lowercased = identifier.lowercased()
+            candidates = lowercased == identifier ? [identifier] : [identifier, lowercased]
         } else if let username = query.username {
             candidates = homeAccountIds(username: username)
         } else {
-            var seen = Set<String>()
-            candidates = contents.accounts.compactMap {
-                seen.insert($0.homeAccountId).inserted ? $0.homeAccountId : nil
-            }
+            candidates = homeAccountIds.sorted()
         }
         var results: [CachedAccountSummary] = []
-        var seen = Set<String>()
-        for homeAccountId in candidates where seen.insert(homeAccountId).inserted {
+        for homeAccountId in candidates {
             guard
                 let summary = summary(
                     homeAccountId: homeAccountId, clientId: clientId, familyId: familyId, environments: environments,
@@ -103,21 +100,42 @@ extension TokenStore {
         {
             return nil
         }
-        let homeTenant = Self.homeTenant(of: homeAccountId)
+        return Self.summary(records, idTokens: entities(CacheIdToken.self, of: homeAccountId).map(\.entity), clientId)
+    }
+
+    /// The account of `homeAccountId` as a cache hit's result shows it, and the client's id
+    /// token for `realm` (trying `environments` in order): one look at the account's entries.
+    func accountAndIdToken(homeAccountId: String, clientId: String, environments: [String], realm: String) -> (
+        account: CachedAccountSummary?, idToken: String?
+    ) {
+        var records: [(key: String, account: CacheAccount)] = []
+        var idTokens: [CacheIdToken] = []
+        forEach(CacheAccount.self, of: homeAccountId) { records.append(($0, $1)) }
+        forEach(CacheIdToken.self, of: homeAccountId) { idTokens.append($1) }
+        let idToken = idTokens.filter { $0.realm == realm && $0.clientId == clientId }
+            .min {
+                (environments.firstIndex(of: $0.environment) ?? .max)
+                    < (environments.firstIndex(of: $1.environment) ?? .max)
+            }
+            .flatMap { environments.contains($0.environment) ? $0.secret : nil }
+        if records.count > 1 { records.sort { $0.key < $1.key } }
+        return (Self.summary(records.map(\.account), idTokens: idTokens, clientId), idToken)
+    }
+
+    /// An account's records (tenant profiles) merged, the first of each realm, each with its id
+    /// token: the client's own, else another client's.
+    private static func summary(_ records: [CacheAccount], idTokens: [CacheIdToken], _ clientId: String)
+        -> CachedAccountSummary?
+    {
+        guard let first = records.first else { return nil }
+        let homeTenant = homeTenant(of: first.homeAccountId)
         var profiles: [CachedTenantProfile] = []
-        var realms = Set<String>()
-        for record in records where realms.insert(record.realm.lowercased()).inserted {
-            let isHome = homeTenant.map { $0 == record.realm.lowercased() } ?? true
-            let own = idToken(
-                homeAccountId: homeAccountId, environments: [record.environment], realm: record.realm,
-                clientId: clientId)
-            let any =
-                own?.secret
-                ?? refs(homeAccountId).first { ref in
-                    ref.kind == .idToken && contents.idTokens[Int(ref.slot)].environment == record.environment
-                        && contents.idTokens[Int(ref.slot)].realm == record.realm
-                }.flatMap { secret(.idToken, Int($0.slot)) }
-            profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: any))
+        for record in records
+        where !profiles.contains(where: { ASCII.equalsIgnoringCase($0.account.realm, record.realm) }) {
+            let isHome = homeTenant.map { ASCII.equalsIgnoringCase($0, record.realm) } ?? true
+            let idToken = idTokens.filter { $0.environment == record.environment && $0.realm == record.realm }
+                .min { ($0.clientId == clientId ? "" : $0.clientId) < ($1.clientId == clientId ? "" : $1.clientId) }
+            profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: idToken?.secret))
         }
         let primary = profiles.first(where: \.isHomeTenant) ?? profiles[0]
         return CachedAccountSummary(
@@ -128,17 +146,15 @@ extension TokenStore {
     /// Has a refresh token for the client or its family, or is marked `signed_in` for the client.
     func isSignedIn(homeAccountId: String, clientId: String, familyId: String, environments: [String]?) -> Bool {
         if signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedIn { return true }
-        return refs(homeAccountId).contains { ref in
-            guard ref.kind == .refreshToken else { return false }
-            let token = contents.refreshTokens[Int(ref.slot)]
+        return entities(CacheRefreshToken.self, of: homeAccountId).contains { _, token in
             if let environments, !environments.contains(token.environment) { return false }
             return token.clientId == clientId || (!familyId.isEmpty && token.familyId == familyId)
         }
     }
 
-    /// The utid part of `<uid>.<utid>` (lowercased), or `nil` for ids without one (ADFS, OIDC).
+    /// The utid part of `<uid>.<utid>`, or `nil` for ids without one (ADFS, OIDC).
     static func homeTenant(of homeAccountId: String) -> String? {
-        guard let dot = homeAccountId.firstIndex(of: ".") else { return nil }
-        return String(homeAccountId[homeAccountId.index(after: dot)...]).lowercased()
+        guard let dot = homeAccountId.utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        return String(homeAccountId[homeAccountId.index(after: dot)...])
     }
 }

@@ -1,54 +1,40 @@
-/// The silent-path lookups: each hashes the home account id once and scans that account's few
-/// entries, trying the environment aliases in order.
+/// The silent path's lookups: each finds the account's keys in the index (one hash of the home
+/// account id) and looks at that account's few entries, trying the environment aliases in order.
 extension TokenStore {
     /// The access token of the account for `realm` and `clientId` whose target contains every
     /// scope in `scopes` (compared case-insensitively), trying `environments` in order. Among
     /// several, the one that expires last.
     ///
-    /// - Parameter scopes: the requested scopes, **already lowercased** (see ``lowercasedScopes(_:)``).
+    /// - Parameter scopes: the requested scopes, **already lowercased** (``lowercasedScopes(_:)``).
     package func accessToken(
         homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
         tokenType: String? = nil
     ) -> CacheAccessToken? {
-        accessTokenIndex(
-            homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId, scopes: scopes,
-            tokenType: tokenType
-        ).flatMap { accessToken(at: $0) }
+        let wantedType = tokenType.map(CacheScopes.normalizedTokenType)
+        return best(CacheAccessToken.self, of: homeAccountId, environments) { token in
+            token.clientId == clientId && token.realm == realm && CacheScopes.target(token.target, contains: scopes)
+                && (wantedType.map { CacheScopes.normalizedTokenType(token.tokenType) == $0 } ?? true)
+        } by: {
+            ($0.expiresOn ?? 0) < ($1.expiresOn ?? 0)
+        }
     }
 
-    /// Where in ``CacheContents/accessTokens`` the token ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)``
-    /// returns is (whether or not the file still holds its secret).
-    func accessTokenIndex(
-        homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
-        tokenType: String? = nil
-    ) -> Int? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        let wantedType = tokenType.map { CacheScopes.normalizedTokenType($0) }
-        // Candidates are compared where they are stored (a field at a time), not copied out (a
-        // copy retains and releases every field).
-        for environment in environments {
-            var best: Int?
-            for ref in bucket.refs where ref.kind == .accessToken {
-                let slot = Int(ref.slot)
-                guard contents.accessTokens[slot].environment == environment,
-                    contents.accessTokens[slot].clientId == clientId, contents.accessTokens[slot].realm == realm,
-                    CacheScopes.target(contents.accessTokens[slot].target, contains: scopes)
-                else { continue }
-                if let wantedType,
-                    CacheScopes.normalizedTokenType(contents.accessTokens[slot].tokenType) != wantedType
-                {
-                    continue
-                }
-                if let current = best,
-                    (contents.accessTokens[slot].expiresOn ?? 0) <= (contents.accessTokens[current].expiresOn ?? 0)
-                {
-                    continue
-                }
-                best = slot
+    /// Of the account's entities of `type` that `matches` selects, those of the first
+    /// environment of `environments` that has any; of these the greatest by `isLess` (the first
+    /// of equals).
+    private func best<Entity: StoredEntity>(
+        _ type: Entity.Type, of homeAccountId: String, _ environments: [String], where matches: (Entity) -> Bool,
+        by isLess: (Entity, Entity) -> Bool = { _, _ in false }
+    ) -> Entity? {
+        var best: (rank: Int, entity: Entity)?
+        forEach(type, of: homeAccountId) { _, entity in
+            guard let rank = environments.firstIndex(of: entity.environment), matches(entity) else { return }
+            if let current = best, current.rank < rank || (current.rank == rank && !isLess(current.entity, entity)) {
+                return
             }
-            if let best { return best }
+            best = (rank, entity)
         }
-        return nil
+        return best?.entity
     }
 
     /// Requested scopes in the form ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` wants.
@@ -62,7 +48,7 @@ extension TokenStore {
     }
 
     /// A family refresh token for the account: any refresh token whose `family_id` is `familyId`
-    /// (from whichever family client stored it), the most recently modified first.
+    /// (whichever family client stored it), the most recently modified first.
     func familyRefreshToken(homeAccountId: String, environments: [String], familyId: String) -> CacheRefreshToken? {
         guard !familyId.isEmpty else { return nil }
         return newestRefreshToken(homeAccountId, environments) { $0.familyId == familyId }
@@ -71,91 +57,57 @@ extension TokenStore {
     private func newestRefreshToken(
         _ homeAccountId: String, _ environments: [String], _ matches: (CacheRefreshToken) -> Bool
     ) -> CacheRefreshToken? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        for environment in environments {
-            var best: Int?
-            for ref in bucket.refs where ref.kind == .refreshToken {
-                let slot = Int(ref.slot)
-                let token = contents.refreshTokens[slot]
-                guard token.environment == environment, matches(token) else { continue }
-                if let current = best, token.modificationSeconds <= contents.refreshTokens[current].modificationSeconds
-                {
-                    continue
-                }
-                best = slot
-            }
-            if let best { return refreshToken(at: best) }
+        best(CacheRefreshToken.self, of: homeAccountId, environments, where: matches) {
+            $0.modificationSeconds < $1.modificationSeconds
         }
-        return nil
     }
 
-    package func idToken(
-        homeAccountId: String, environments: [String], realm: String, clientId: String
-    ) -> CacheIdToken? {
-        idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { idToken(at: $0) }
+    package func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String)
+        -> CacheIdToken?
+    {
+        best(CacheIdToken.self, of: homeAccountId, environments) { $0.realm == realm && $0.clientId == clientId }
     }
 
-    /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``, read where the
-    /// entry is stored (not copied out).
+    /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``.
     func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
-        idTokenIndex(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)
-            .flatMap { secret(.idToken, $0) }
-    }
-
-    /// Where in ``CacheContents/idTokens`` the account's id token for the realm and client is.
-    private func idTokenIndex(homeAccountId: String, environments: [String], realm: String, clientId: String) -> Int? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        for environment in environments {
-            for ref in bucket.refs where ref.kind == .idToken {
-                let slot = Int(ref.slot)
-                if contents.idTokens[slot].environment == environment && contents.idTokens[slot].realm == realm
-                    && contents.idTokens[slot].clientId == clientId
-                {
-                    return slot
-                }
-            }
-        }
-        return nil
+        idToken(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)?.secret
     }
 
     package func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {
-        guard let bucket = buckets[homeAccountId] else { return nil }
-        for environment in environments {
-            for ref in bucket.refs where ref.kind == .account {
-                let account = contents.accounts[Int(ref.slot)]
-                if account.environment == environment && account.realm == realm { return account }
-            }
-        }
-        return nil
+        best(CacheAccount.self, of: homeAccountId, environments) { $0.realm == realm }
     }
 
-    /// All account records (tenant profiles) of a home account, in any environment.
+    /// All account records (tenant profiles) of a home account, in any environment, by key.
     func accountRecords(homeAccountId: String) -> [CacheAccount] {
-        refs(homeAccountId).filter { $0.kind == .account }.map { contents.accounts[Int($0.slot)] }
+        var records = entities(CacheAccount.self, of: homeAccountId)
+        if records.count > 1 { records.sort { $0.key < $1.key } }
+        return records.map(\.entity)
     }
 
     func appMetadata(environments: [String], clientId: String) -> CacheAppMetadata? {
-        for environment in environments {
-            if let index = appMetadataIndex(environment: environment, clientId: clientId) {
-                return contents.appMetadata[index]
-            }
-        }
-        return nil
+        best(CacheAppMetadata.self, of: "", environments) { $0.clientId == clientId }
     }
 
     /// The family to look family refresh tokens up in: the app metadata's `family_id` when app
-    /// metadata exists (empty: none), else `"1"` (reference §5 FOCI).
+    /// metadata exists (empty: none), else `"1"`.
     func familyId(environments: [String], clientId: String) -> String {
         guard let metadata = appMetadata(environments: environments, clientId: clientId) else { return "1" }
         return metadata.familyId ?? ""
     }
 
-    func accountMetadata(clientId: String, homeAccountId: String) -> CacheAccountMetadata? {
-        accountMetadataIndex(clientId: clientId, homeAccountId: homeAccountId).map { contents.accountMetadata[$0] }
+    /// The family of `clientId` in any cloud, else the default family.
+    func familyId(clientId: String) -> String {
+        guard let metadata = appMetadata.values.first(where: { $0.clientId == clientId }) else { return "1" }
+        return metadata.familyId ?? ""
     }
 
     func signInState(clientId: String, homeAccountId: String) -> SignInState {
         accountMetadata(clientId: clientId, homeAccountId: homeAccountId)?.signInState ?? .unknown
+    }
+
+    /// Home account ids whose username equals `username` case-insensitively.
+    func homeAccountIds(username: String) -> [String] {
+        let wanted = username.lowercased()
+        return Array(Set(accounts.values.filter { $0.username.lowercased() == wanted }.map(\.homeAccountId))).sorted()
     }
 }

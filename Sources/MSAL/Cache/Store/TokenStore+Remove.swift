@@ -6,20 +6,14 @@ extension TokenStore {
     /// account `signed_out` for the client, so it leaves `allAccounts` and silent calls fail
     /// with interaction required.
     mutating func removeAccount(homeAccountId: String, clientId: String, environments: [String]?) {
-        let victims = victims(homeAccountId: homeAccountId, environments: environments) { ref in
-            switch ref.kind {
-            case .accessToken: return contents.accessTokens[Int(ref.slot)].clientId == clientId
-            case .idToken: return contents.idTokens[Int(ref.slot)].clientId == clientId
-            case .refreshToken:
-                let token = contents.refreshTokens[Int(ref.slot)]
-                return token.clientId == clientId && !token.isFamilyToken
-            case .account: return false
-            }
+        let inScope = { (environment: String) in environments?.contains(environment) ?? true }
+        removeAll(CacheAccessToken.self, of: homeAccountId) { inScope($0.environment) && $0.clientId == clientId }
+        removeAll(CacheIdToken.self, of: homeAccountId) { inScope($0.environment) && $0.clientId == clientId }
+        removeAll(CacheRefreshToken.self, of: homeAccountId) {
+            inScope($0.environment) && $0.clientId == clientId && !$0.isFamilyToken
         }
-        remove(victims)
         removeResourceAccessTokens {
-            $0.homeAccountId == homeAccountId && $0.clientId == clientId
-                && (environments?.contains($0.environment) ?? true)
+            $0.homeAccountId == homeAccountId && $0.clientId == clientId && inScope($0.environment)
         }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
@@ -27,10 +21,12 @@ extension TokenStore {
     /// Sign-out with `wipeAccount`: every credential of the account for every client, and its
     /// Account records, in `environments` (all when `nil`); the account is `signed_out` for `clientId`.
     mutating func wipeAccount(homeAccountId: String, clientId: String, environments: [String]?) {
-        remove(victims(homeAccountId: homeAccountId, environments: environments) { _ in true })
-        removeResourceAccessTokens {
-            $0.homeAccountId == homeAccountId && (environments?.contains($0.environment) ?? true)
-        }
+        let inScope = { (environment: String) in environments?.contains(environment) ?? true }
+        removeAll(CacheAccessToken.self, of: homeAccountId) { inScope($0.environment) }
+        removeAll(CacheIdToken.self, of: homeAccountId) { inScope($0.environment) }
+        removeAll(CacheRefreshToken.self, of: homeAccountId) { inScope($0.environment) }
+        removeAll(CacheAccount.self, of: homeAccountId) { inScope($0.environment) }
+        removeResourceAccessTokens { $0.homeAccountId == homeAccountId && inScope($0.environment) }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
@@ -42,25 +38,11 @@ extension TokenStore {
         removeResourceAccessTokens { _ in true }
     }
 
-    private mutating func remove(_ victims: [EntityRef]) {
-        // Highest slot first, so swapping the last entry in never moves a pending victim.
-        for ref in victims.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
-    }
-
-    private func victims(
-        homeAccountId: String, environments: [String]?, _ predicate: (EntityRef) -> Bool
-    ) -> [EntityRef] {
-        refs(homeAccountId).filter { ref in
-            let environment: String
-            switch ref.kind {
-            case .accessToken: environment = contents.accessTokens[Int(ref.slot)].environment
-            case .refreshToken: environment = contents.refreshTokens[Int(ref.slot)].environment
-            case .idToken: environment = contents.idTokens[Int(ref.slot)].environment
-            case .account: environment = contents.accounts[Int(ref.slot)].environment
-            }
-            if let environments, !environments.contains(environment) { return false }
-            return predicate(ref)
-        }
+    /// Removes the account's entities of `type` that `predicate` selects.
+    mutating func removeAll<Entity: StoredEntity>(
+        _ type: Entity.Type, of homeAccountId: String, where predicate: (Entity) -> Bool = { _ in true }
+    ) {
+        for (key, entity) in entities(type, of: homeAccountId) where predicate(entity) { remove(type, key: key) }
     }
 }
 
@@ -76,16 +58,14 @@ extension TokenStore {
     /// - Returns: the home account ids removed.
     @discardableResult
     package mutating func removeLapsedAccounts(now: Int64, unusedLifetime: Int64) -> [String] {
-        var lapsed: [String] = []
-        for bucket in buckets.values {
-            let evidence = lapseEvidence(bucket.refs)
-            if AccountLapse.decide(evidence, now: now, unusedLifetime: unusedLifetime).removes {
-                lapsed.append(bucket.homeAccountId)
-            }
+        let lapsed = homeAccountIds.filter { homeAccountId in
+            AccountLapse.decide(lapseEvidence(homeAccountId), now: now, unusedLifetime: unusedLifetime).removes
         }
         for homeAccountId in lapsed {
-            // Each account's refs are read afresh: removing one entity moves another into its slot.
-            for ref in refs(homeAccountId).sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+            removeAll(CacheAccessToken.self, of: homeAccountId)
+            removeAll(CacheRefreshToken.self, of: homeAccountId)
+            removeAll(CacheIdToken.self, of: homeAccountId)
+            removeAll(CacheAccount.self, of: homeAccountId)
         }
         let removed = Set(lapsed)
         removeAccountMetadata(of: removed)
@@ -94,32 +74,26 @@ extension TokenStore {
     }
 
     /// What an account's entries say about its use and expiry.
-    private func lapseEvidence(_ refs: [EntityRef]) -> AccountLapse.Evidence {
+    private func lapseEvidence(_ homeAccountId: String) -> AccountLapse.Evidence {
         var evidence = AccountLapse.Evidence()
         func saw(_ moment: Int64?) {
             guard let moment else { return }
             evidence.lastActivity = max(evidence.lastActivity ?? moment, moment)
         }
-        for ref in refs {
-            let slot = Int(ref.slot)
-            switch ref.kind {
-            case .accessToken:
-                saw(contents.accessTokens[slot].cachedAt)
-                guard let expiresOn = contents.accessTokens[slot].expiresOn else {
-                    evidence.accessTokenOfUnknownExpiry = true
-                    continue
-                }
-                let until = max(expiresOn, contents.accessTokens[slot].extendedExpiresOn ?? expiresOn)
-                evidence.accessTokensServableUntil = max(evidence.accessTokensServableUntil ?? until, until)
-            case .refreshToken:
-                let expiresOn = contents.refreshTokens[slot].expiresOn
-                let modified = contents.refreshTokens[slot].lastModificationTime.flatMap(Self.wholeSeconds)
-                if modified == nil && expiresOn == nil { evidence.refreshTokensOfUnknownAge += 1 }
-                saw(modified)
-                evidence.addRefreshToken(expiresOn: expiresOn)
-            case .idToken, .account:
+        for (_, token) in entities(CacheAccessToken.self, of: homeAccountId) {
+            saw(token.cachedAt)
+            guard let expiresOn = token.expiresOn else {
+                evidence.accessTokenOfUnknownExpiry = true
                 continue
             }
+            let until = max(expiresOn, token.extendedExpiresOn ?? expiresOn)
+            evidence.accessTokensServableUntil = max(evidence.accessTokensServableUntil ?? until, until)
+        }
+        for (_, token) in entities(CacheRefreshToken.self, of: homeAccountId) {
+            let modified = token.lastModificationTime.flatMap(Self.wholeSeconds)
+            if modified == nil && token.expiresOn == nil { evidence.refreshTokensOfUnknownAge += 1 }
+            saw(modified)
+            evidence.addRefreshToken(expiresOn: token.expiresOn)
         }
         return evidence
     }

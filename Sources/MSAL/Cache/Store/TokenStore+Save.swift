@@ -1,11 +1,12 @@
-/// Saving a token response and the small state changes the flows make.
+/// Saving a token response, the small state changes the flows make, and how entries read from a
+/// document join the store.
 extension TokenStore {
-    /// Stores everything a token response carries, in one call (reference §5 step 5):
-    /// the access token, replacing the account's tokens for the same environment, realm, client
-    /// and type whose scopes intersect the new ones; the id token; the account record; the
-    /// refresh token (one per account and client, carrying `family_id` for FOCI clients, as
-    /// MSAL Python stores it); app metadata (`family_id` from `foci`, `""` when absent, when
-    /// the response said nothing about families); and account metadata (`signed_in`, authority map).
+    /// Stores everything a token response carries, in one call: the access token, replacing the
+    /// account's tokens for the same environment, realm, client and type whose scopes intersect
+    /// the new ones; the id token; the account record; the refresh token (one per account and
+    /// client, carrying `family_id` for FOCI clients, as MSAL Python stores it); app metadata
+    /// (`family_id` from `foci`, `""` when absent); and account metadata (`signed_in`, the
+    /// authority map).
     package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
@@ -14,20 +15,19 @@ extension TokenStore {
         } else if let secret = record.accessToken {
             let newScopes = target.split(separator: " ").map { $0.lowercased() }
             let type = CacheScopes.normalizedTokenType(record.tokenType)
-            let stale = refs(hid).filter { ref in
-                guard ref.kind == .accessToken else { return false }
-                let token = contents.accessTokens[Int(ref.slot)]
-                return token.environment == record.environment && token.realm == record.realm
-                    && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
-                    && CacheScopes.intersects(token.target, lowercased: newScopes)
+            for (key, token) in entities(CacheAccessToken.self, of: hid)
+            where token.environment == record.environment && token.realm == record.realm
+                && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
+                && CacheScopes.intersects(token.target, lowercased: newScopes)
+            {
+                remove(CacheAccessToken.self, key: key)
             }
-            for ref in stale.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
-            upsert(
-                CacheAccessToken(
-                    homeAccountId: hid, environment: record.environment, clientId: record.clientId, realm: record.realm,
-                    target: target, secret: secret, tokenType: record.tokenType, cachedAt: record.cachedAt,
-                    expiresOn: record.expiresOn, extendedExpiresOn: record.extendedExpiresOn ?? record.expiresOn,
-                    refreshOn: record.refreshOn))
+            let token = CacheAccessToken(
+                homeAccountId: hid, environment: record.environment, clientId: record.clientId, realm: record.realm,
+                target: target, secret: secret, tokenType: record.tokenType, cachedAt: record.cachedAt,
+                expiresOn: record.expiresOn, extendedExpiresOn: record.extendedExpiresOn ?? record.expiresOn,
+                refreshOn: record.refreshOn)
+            put(token, key: token.key)
         }
         if let idToken = record.idToken {
             upsert(
@@ -41,20 +41,17 @@ extension TokenStore {
                     homeAccountId: hid, environment: record.environment, realm: record.realm,
                     localAccountId: record.localAccountId, username: record.username,
                     authorityType: record.authorityType, clientInfo: record.clientInfo, name: record.name,
-                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName),
-                keepUnknown: true)
+                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName))
         }
         if let refreshToken = record.refreshToken {
             upsert(
                 CacheRefreshToken(
                     homeAccountId: hid, environment: record.environment, clientId: record.clientId,
-                    secret: refreshToken, target: target,
-                    familyId: (record.foci ?? "").isEmpty ? nil : record.foci,
+                    secret: refreshToken, target: target, familyId: (record.foci ?? "").isEmpty ? nil : record.foci,
                     lastModificationTime: String(record.cachedAt), expiresOn: record.refreshTokenExpiresOn))
         }
         upsert(
-            CacheAppMetadata(clientId: record.clientId, environment: record.environment, familyId: record.foci ?? ""),
-            keepUnknown: true)
+            CacheAppMetadata(clientId: record.clientId, environment: record.environment, familyId: record.foci ?? ""))
         if record.marksSignedIn || record.authorityMapEntry != nil {
             var metadata =
                 accountMetadata(clientId: record.clientId, homeAccountId: hid)
@@ -65,6 +62,44 @@ extension TokenStore {
             }
             upsert(metadata)
         }
+    }
+
+    /// Puts `entity` under its key in place of the account's entities of the same slot (an access
+    /// token's account, environment, realm, client, type and scope set; one refresh token per
+    /// account, environment and client, as MSAL Python keeps it, so MSAL.NET's family-keyed and
+    /// MSAL for iOS's twice-stored tokens collapse into it; one id token per realm and client).
+    mutating func upsert<Entity: StoredEntity>(_ entity: Entity) {
+        for (key, other) in entities(Entity.self, of: entity.homeAccountId) where other.isSameSlot(as: entity) {
+            remove(Entity.self, key: key)
+        }
+        put(entity, key: entity.key)
+    }
+
+    /// Replaces the account record of the same home account, environment and realm, keeping
+    /// its key (another library's stays), unknown members and `client_info`.
+    mutating func upsert(_ account: CacheAccount) {
+        upsertKeepingKey(account) { $0.clientInfo = $0.clientInfo ?? $1.clientInfo }
+    }
+
+    /// Replaces the app metadata of the same environment and client, keeping its key and
+    /// unknown members.
+    mutating func upsert(_ metadata: CacheAppMetadata) {
+        upsertKeepingKey(metadata)
+    }
+
+    private mutating func upsertKeepingKey<Entity: StoredEntity>(
+        _ entity: Entity, _ merge: (inout Entity, Entity) -> Void = { _, _ in }
+    ) {
+        var entity = entity
+        var key = entity.key
+        if let (oldKey, old) = entities(Entity.self, of: entity.homeAccountId).first(where: {
+            $0.entity.isSameSlot(as: entity)
+        }) {
+            remove(Entity.self, key: oldKey)
+            (key, entity.unknown) = (oldKey, old.unknown)
+            merge(&entity, old)
+        }
+        put(entity, key: key)
     }
 
     /// Sets the account's sign-in state for `clientId`.
@@ -83,34 +118,37 @@ extension TokenStore {
     mutating func removeRefreshToken(homeAccountId: String, environment: String, clientId: String, secret: String)
         -> Bool
     {
-        let matches = refs(homeAccountId).filter { ref in
-            guard ref.kind == .refreshToken else { return false }
-            let token = contents.refreshTokens[Int(ref.slot)]
-            return token.environment == environment && token.clientId == clientId
-                && self.secret(.refreshToken, Int(ref.slot)) == secret
+        let matches = entities(CacheRefreshToken.self, of: homeAccountId).filter {
+            $0.entity.environment == environment && $0.entity.clientId == clientId && $0.entity.secret == secret
         }
-        for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
+        for (key, _) in matches { remove(CacheRefreshToken.self, key: key) }
         return !matches.isEmpty
     }
 
-    /// Deletes an access token (an expired one the silent flow found) while it still holds `secret`.
-    mutating func removeAccessToken(_ token: CacheAccessToken) {
-        let matches = refs(token.homeAccountId).filter { ref in
-            guard ref.kind == .accessToken else { return false }
-            let other = contents.accessTokens[Int(ref.slot)]
-            return secret(.accessToken, Int(ref.slot)) == token.secret && other.environment == token.environment
-                && other.clientId == token.clientId
-        }
-        for ref in matches.sorted(by: { $0.slot > $1.slot }) { remove(ref) }
-    }
-
-    /// The server answered `client_mismatch` for a family refresh token: the client is not (or
-    /// no longer) in the family; its app metadata `family_id` becomes `""`.
+    /// The server answered `client_mismatch` for a family refresh token: the client is not (or no
+    /// longer) in the family; its app metadata `family_id` becomes `""`.
     mutating func clearFamilyId(environment: String, clientId: String) {
         var metadata =
             appMetadata(environments: [environment], clientId: clientId)
             ?? CacheAppMetadata(clientId: clientId, environment: environment)
         metadata.familyId = ""
-        upsert(metadata, keepUnknown: true)
+        upsert(metadata)
+    }
+
+    /// Adds an entity read from a document under `key`. Of two entries of one key, the later
+    /// stays (as every JSON reader sees it); of two entities of one meaning under different keys
+    /// (the same token stored twice by another library), the newer stays: an access token by
+    /// `cached_at`, a refresh token by `last_modification_time`, the later otherwise. Returns how
+    /// many entries were dropped.
+    mutating func addLoaded<Entity: StoredEntity>(_ entity: Entity, key: String) -> Int {
+        var dropped = 0
+        if let twin = entities(Entity.self, of: entity.homeAccountId).first(where: {
+            $0.key != key && $0.entity.isSameSlot(as: entity)
+        }) {
+            if twin.entity.isNewer(than: entity) { return 1 }
+            remove(Entity.self, key: twin.key)
+            dropped = 1
+        }
+        return dropped + (put(entity, key: key) ? 1 : 0)
     }
 }
