@@ -117,8 +117,9 @@ done
 log "silent_concurrent"
 record "$ours" 1 "$bench" --scenario silent_concurrent --accounts 1000 "${remote[@]}" 2>/dev/null
 record "$theirs" 1 "$python" "$pybench" --scenario silent_concurrent --callers 1000 "${py_remote[@]}"
-log "cache_load, cache_save (10,000 accounts)"
+log "cache_load, cache_save (100 and 10,000 accounts)"
 for what in cache_load cache_save; do
+    record "$ours" 1 "$bench" --scenario "$what" --accounts 100 --runs 20 2>/dev/null
     record "$ours" 1 "$bench" --scenario "$what" --accounts 10000 --file "$work/cache-10000.json" \
         --runs 20 2>/dev/null
     record "$theirs" 1 "$python" "$pybench" --scenario "$what" --accounts 10000 \
@@ -209,10 +210,10 @@ rows.append(("silent_concurrent: token requests", ours_requests, python_requests
 
 for durable in (False, True):
     label = "cache_save, 10,000 accounts" + (" + fsync" if durable else "")
-    rows.append((label, median_ns(pick(ours, "cache_save", fsync=durable)),
+    rows.append((label, median_ns(pick(ours, "cache_save", fsync=durable, accounts=10000)),
                  median_ns(pick(theirs, "cache_save", fsync=durable)), None, "serialize + write + rename"))
 load_note = ""
-loads = pick(ours, "cache_load")
+loads = pick(ours, "cache_load", accounts=10000)
 if loads:
     load_note = f"file {loads[0]['m']['params']['file_bytes'] / 1048576:.0f} MiB"
 rows.insert(-2, ("cache_load, 10,000 accounts", median_ns(loads), median_ns(pick(theirs, "cache_load")),
@@ -290,18 +291,27 @@ print(f"target: silent cache hit under 5 us at every size, 100,000 accounts with
       + ") " + ("held" if slowest < 5000 and spread <= 1.5 else "MISSED"))
 if slowest >= 5000 or spread > 1.5:
     failures.append("cache hit")
-# The load may take up to 100 ms: one reader on one thread is worth it (issue 19).
-for label, scenario, extra, bound_ms in (("cache_load", "cache_load", {}, 100),
-                                         ("cache_save", "cache_save", {"fsync": False}, 50)):
-    value = median_ns(pick(ours, scenario, **extra))
-    print(f"target: {label} of 10,000 accounts under {bound_ms} ms: {duration(value)} "
-          + ("held" if value is not None and value < bound_ms * 1e6 else "MISSED"))
-    if value is None or value >= bound_ms * 1e6:
-        failures.append(label)
+# A small cache loads and saves at once; a large one may take what MSAL Python takes (issue 34).
+for scenario in ("cache_load", "cache_save"):
+    small = median_ns(pick(ours, scenario, accounts=100, **({"fsync": False} if scenario == "cache_save" else {})))
+    print(f"target: {scenario} of 100 accounts under 5 ms: {duration(small)} "
+          + ("held" if small is not None and small < 5e6 else "MISSED"))
+    if small is None or small >= 5e6:
+        failures.append(f"{scenario} (100)")
+    extra = {"fsync": False} if scenario == "cache_save" else {}
+    mine = median_ns(pick(ours, scenario, accounts=10000, **extra))
+    python = median_ns(pick(theirs, scenario, **extra))
+    print(f"target: {scenario} of 10,000 accounts no slower than MSAL Python: {duration(mine)} against "
+          f"{duration(python)} " + ("held" if mine is not None and python is not None and mine <= python else "MISSED"))
+    if mine is None or python is None or mine > python:
+        failures.append(f"{scenario} (10,000)")
 rss = [m["ours"]["peak_rss_mib"] for m in machine if m.get("file_accounts") == 10000 and "ours" in m]
-print(f"target: peak RSS with 10,000 accounts under 60 MiB: {rss[0] if rss else float('nan'):.0f} MiB "
-      + ("held" if rss and rss[0] < 60 else "MISSED"))
-if not rss or rss[0] >= 60:
+rss_python = [m["python"]["peak_rss_mib"] for m in machine if m.get("file_accounts") == 10000 and "python" in m]
+held = bool(rss and rss_python and rss[0] <= rss_python[0])
+print(f"target: peak RSS with 10,000 accounts no more than MSAL Python's: "
+      f"{rss[0] if rss else float('nan'):.0f} MiB against {rss_python[0] if rss_python else float('nan'):.0f} MiB "
+      + ("held" if held else "MISSED"))
+if not held:
     failures.append("peak RSS")
 print("ALL TARGETS HELD" if not failures else "TARGETS MISSED: " + ", ".join(failures))
 sys.exit(1 if failures else 0)

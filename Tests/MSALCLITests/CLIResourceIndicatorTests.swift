@@ -40,7 +40,11 @@ final class CLIResourceIndicatorTests: XCTestCase {
         XCTAssertFalse(polls.isEmpty)
         XCTAssertEqual(Set(resourceValues(polls)), [resource], "every poll names the resource")
 
-        let token = try environment.run(["token", "--scopes", "User.Read", "--resource", resource], extra: adfs)
+        let cached = try environment.run(["token", "--scopes", "User.Read", "--resource", resource], extra: adfs)
+        XCTAssertEqual(cached.status, 0, cached.errorOutput)
+        XCTAssertEqual(emulator.recentRequests(to: .token).count, polls.count, "cached for the resource")
+        let token = try environment.run(
+            ["token", "--scopes", "User.Read", "--resource", resource, "--force-refresh"], extra: adfs)
         XCTAssertEqual(token.status, 0, token.errorOutput)
         XCTAssertFalse(token.output.isEmpty)
         let refresh = try XCTUnwrap(emulator.recentRequests(to: .token).last)

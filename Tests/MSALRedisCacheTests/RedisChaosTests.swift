@@ -41,7 +41,7 @@ final class RedisChaosTests: XCTestCase {
                     try cache.modify {
                         $0.removeAccount(
                             homeAccountId: "\(uid).5c1b3e8a-0000-4000-8000-000000000001",
-                            clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46", environments: nil)
+                            clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46")
                     }
                     report("REMOVED \(uid)")
                 } else {

@@ -13,9 +13,9 @@ struct SignoutFlow {
                 if options.wipeAll {
                     store.wipeAllAccounts()
                 } else if options.wipeAccount {
-                    store.wipeAccount(homeAccountId: homeAccountId, clientId: clientId, environments: nil)
+                    store.wipeAccount(homeAccountId: homeAccountId, clientId: clientId)
                 } else {
-                    store.removeAccount(homeAccountId: homeAccountId, clientId: clientId, environments: nil)
+                    store.removeAccount(homeAccountId: homeAccountId, clientId: clientId)
                 }
             }
         } else if options.wipeAll {

@@ -271,7 +271,7 @@ struct SilentFlow {
                 try context.cache.modify { $0.clearFamilyId(environment: refreshToken.environment, clientId: clientId) }
             case .removeAccount:
                 try context.cache.modify {
-                    $0.removeAccount(homeAccountId: refreshToken.homeAccountId, clientId: clientId, environments: nil)
+                    $0.removeAccount(homeAccountId: refreshToken.homeAccountId, clientId: clientId)
                 }
             }
         } catch {

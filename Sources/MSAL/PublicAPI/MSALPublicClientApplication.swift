@@ -97,7 +97,7 @@ public final class MSALPublicClientApplication: Sendable {
         let clientId = context.clientId
         do {
             try context.cache.modify {
-                $0.removeAccount(homeAccountId: homeAccountId, clientId: clientId, environments: nil)
+                $0.removeAccount(homeAccountId: homeAccountId, clientId: clientId)
             }
         } catch {
             throw MSALErrors.classify(error)

@@ -125,8 +125,9 @@ final class AccountLapseTests: XCTestCase {
         for hid in ["recent", "serving"].map({ "\($0).\(CacheFixtures.tenant)" }) {
             XCTAssertEqual(
                 [
-                    store.keys(CacheAccessToken.self, of: hid).count, store.keys(CacheRefreshToken.self, of: hid).count,
-                    store.keys(CacheIdToken.self, of: hid).count, store.keys(CacheAccount.self, of: hid).count,
+                    store.entities(CacheAccessToken.self, of: hid).count,
+                    store.entities(CacheRefreshToken.self, of: hid).count,
+                    store.entities(CacheIdToken.self, of: hid).count, store.entities(CacheAccount.self, of: hid).count,
                 ], [1, 1, 1, 1], "access, refresh and id token and the account record")
             XCTAssertEqual(store.signInState(clientId: CacheFixtures.clientId, homeAccountId: hid), .signedIn)
         }
@@ -178,9 +179,9 @@ final class AccountLapseTests: XCTestCase {
         store.save(record(uid: "removed", cachedAt: now - 3600))
         store.save(record(uid: "kept", cachedAt: now - 3600))
         let hid = "removed.\(CacheFixtures.tenant)"
-        store.removeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId, environments: nil)
-        XCTAssertEqual(store.keys(CacheAccount.self, of: hid).count, 1, "removeAccount keeps the Account record")
-        XCTAssertEqual(store.keys(CacheRefreshToken.self, of: hid).count, 0)
+        store.removeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId)
+        XCTAssertEqual(store.entities(CacheAccount.self, of: hid).count, 1, "removeAccount keeps the Account record")
+        XCTAssertEqual(store.entities(CacheRefreshToken.self, of: hid).count, 0)
         XCTAssertEqual(store.removeLapsedAccounts(now: now, unusedLifetime: lifetime), [hid])
         XCTAssertNil(store.accountMetadata(clientId: CacheFixtures.clientId, homeAccountId: hid))
         XCTAssertEqual(store.accounts.values.map(\.homeAccountId), ["kept.\(CacheFixtures.tenant)"])

@@ -170,7 +170,7 @@ final class CacheStorageTests: XCTestCase {
         config.inMemoryOnly = true
         let cache = TokenCache(settings: config.settings())
         try cache.modify { $0.save(CacheFixtures.response()) }
-        XCTAssertNil(cache.filePath)
+        XCTAssertNil(cache.coordinationPath)
         XCTAssertEqual(try cache.read { $0.counts.accessTokens }, 1)
     }
 

@@ -159,7 +159,7 @@ final class TokenStoreTests: XCTestCase {
         var store = TokenStore()
         store.save(CacheFixtures.response(refreshToken: "frt", foci: "1"))
         store.save(CacheFixtures.response(uid: "bob", refreshToken: "bob-rt", username: "bob@contoso.com"))
-        store.removeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId, environments: nil)
+        store.removeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId)
         XCTAssertNil(accessToken(store, ["user.read"]))
         XCTAssertNil(
             store.idToken(
@@ -190,7 +190,7 @@ final class TokenStoreTests: XCTestCase {
         var store = try! CacheDocument.read(Array(CacheFixtures.pythonDocument.utf8))
         store.save(CacheFixtures.response(clientId: CacheFixtures.otherClientId))
         store.save(CacheFixtures.response(uid: "bob"))
-        store.wipeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId, environments: nil)
+        store.wipeAccount(homeAccountId: hid, clientId: CacheFixtures.clientId)
         XCTAssertFalse(store.homeAccountIds.contains(hid), "every client's credentials and the account records")
         XCTAssertTrue(store.homeAccountIds.contains("bob.\(CacheFixtures.tenant)"))
         store.wipeAllAccounts()
@@ -266,7 +266,7 @@ final class TokenStoreTests: XCTestCase {
         for index in 0..<50 { store.save(CacheFixtures.response(uid: "u\(index)", accessToken: "at\(index)")) }
         for index in stride(from: 0, to: 50, by: 3) {
             store.wipeAccount(
-                homeAccountId: "u\(index).\(CacheFixtures.tenant)", clientId: CacheFixtures.clientId, environments: nil)
+                homeAccountId: "u\(index).\(CacheFixtures.tenant)", clientId: CacheFixtures.clientId)
         }
         for index in 0..<50 {
             let found = store.accessToken(

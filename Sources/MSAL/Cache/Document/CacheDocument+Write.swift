@@ -3,31 +3,19 @@ extension CacheDocument {
     /// unknown members; then the entries kept as they were read), `AccountMetadata`, and the
     /// sections this library does not model, as they were read.
     static func write(_ store: TokenStore) -> [UInt8] {
-        var output: [UInt8] = []
+        var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(
             4096 + (store.accessTokens.count + store.refreshTokens.count + store.idTokens.count) * 1536)
-        output.append(UInt8(ascii: "{"))
-        section(store.accessTokens, store, &output)
-        section(store.refreshTokens, store, &output)
-        section(store.idTokens, store, &output)
-        section(store.accounts, store, &output)
-        section(store.appMetadata, store, &output)
-        let keptClients = store.keptEntries[.accountMetadata] ?? [:]
-        if !store.accountMetadata.isEmpty || !keptClients.isEmpty {
-            output.append(contentsOf: ",\n\"AccountMetadata\":{".utf8)
-            var first = true
-            for clientId in store.accountMetadata.keys.sorted() {
-                separate(&first, &output)
-                client(clientId, store.accountMetadata[clientId] ?? .init(), &output)
-            }
-            for key in keptClients.keys.sorted() where store.accountMetadata[key] == nil {
-                separate(&first, &output)
-                output.append(contentsOf: keptClients[key]?.utf8 ?? "".utf8)
-            }
-            output.append(UInt8(ascii: "}"))
-        } else if let unusable = store.unusableSections[.accountMetadata] {
-            output.append(contentsOf: ",\n\"AccountMetadata\":".utf8)
-            output.append(contentsOf: unusable.utf8)
+        entries(store.accessTokens, store, &output)
+        entries(store.refreshTokens, store, &output)
+        entries(store.idTokens, store, &output)
+        entries(store.accounts, store, &output)
+        entries(store.appMetadata, store, &output)
+        let clients = store.accountMetadata
+        if !clients.isEmpty || store.keptEntries[.accountMetadata]?.isEmpty == false
+            || store.unusableSections[.accountMetadata] != nil
+        {
+            section(.accountMetadata, Array(clients.keys), store, &output) { client($0, clients[$0] ?? .init(), &$1) }
         }
         // A name of ours is never written twice.
         for (name, rawValue) in store.unknownSections where CacheSection(rawValue: name) == nil {
@@ -40,28 +28,35 @@ extension CacheDocument {
         return output
     }
 
-    /// `"Name":{…}`: the entities, then the entries kept as read. A section that was no object
-    /// is written back as it was while it has no entries.
-    private static func section<Entity: CacheEntity>(
+    private static func entries<Entity: CacheEntity>(
         _ entities: [String: Entity], _ store: TokenStore, _ output: inout [UInt8]
     ) {
-        let section = Entity.section
+        section(Entity.section, Array(entities.keys), store, &output) { key, output in
+            JSONValue.writeString(key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            if let entity = entities[key] { write(entity, &output) }
+        }
+    }
+
+    /// `"Name":{…}`: the entries of ours (by `keys`, written by `entry`), then those kept as read.
+    /// A section that was no object is written back as it was while it has no entries.
+    private static func section(
+        _ section: CacheSection, _ keys: [String], _ store: TokenStore, _ output: inout [UInt8],
+        _ entry: (String, inout [UInt8]) -> Void
+    ) {
         let kept = store.keptEntries[section] ?? [:]
         output.append(contentsOf: (section == .accessToken ? "\n\"" : ",\n\"").utf8)
         output.append(contentsOf: section.rawValue.utf8)
         output.append(contentsOf: "\":".utf8)
-        if entities.isEmpty && kept.isEmpty, let unusable = store.unusableSections[section] {
+        if keys.isEmpty && kept.isEmpty, let unusable = store.unusableSections[section] {
             output.append(contentsOf: unusable.utf8)
             return
         }
         output.append(UInt8(ascii: "{"))
         var first = true
-        for key in entities.keys.sorted() {
-            guard let entity = entities[key] else { continue }
+        for key in keys.sorted() {
             separate(&first, &output)
-            JSONValue.writeString(key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            write(entity, &output)
+            entry(key, &output)
         }
         for key in kept.keys.sorted() {
             separate(&first, &output)
@@ -70,24 +65,38 @@ extension CacheDocument {
         output.append(UInt8(ascii: "}"))
     }
 
+    /// The JSON of an entity's entry (for sections this library edits as JSON values).
+    static func json<Entity: CacheEntity>(of entity: Entity) -> JSONValue? {
+        var output: [UInt8] = []
+        write(entity, &output)
+        return try? JSONValue(parsing: output)
+    }
+
     private static func write<Entity: CacheEntity>(_ entity: Entity, _ output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
         var first = true
         for field in Entity.fields {
-            let text: String?
+            let value: JSONValue?
             switch field.value {
-            case .credentialType(let type): text = type
-            case .required(let path), .defaulted(let path): text = entity[keyPath: path]
-            case .optional(let path), .stringOrNumber(let path): text = entity[keyPath: path]
-            case .timestamp(let path): text = entity[keyPath: path].map { String($0) }
+            case .credentialType(let type): value = .string(type)
+            case .required(let path), .defaulted(let path): value = .string(entity[keyPath: path])
+            case .optional(let path), .stringOrNumber(let path):
+                value = entity[keyPath: path].map { text in JSONValue.string(text) }
+            case .timestamp(let path):
+                value = entity[keyPath: path].map { seconds in JSONValue.string(String(seconds)) }
+            case .json(let path): value = entity[keyPath: path]
             }
-            guard let text else { continue }
+            guard let value else { continue }
             if !first { output.append(UInt8(ascii: ",")) }
             first = false
             output.append(UInt8(ascii: "\""))
             output.append(contentsOf: field.utf8)
             output.append(contentsOf: "\":".utf8)
-            JSONValue.writeString(text, to: &output)
+            if case .string(let text) = value {
+                JSONValue.writeString(text, to: &output)
+            } else {
+                output.append(contentsOf: value.serialized(options: .sortedKeys))
+            }
         }
         appendUnknown(entity.unknown, first: first, &output)
         output.append(UInt8(ascii: "}"))
@@ -102,23 +111,13 @@ extension CacheDocument {
         output.append(contentsOf: ",\"account_metadata_map\":{".utf8)
         var first = true
         for homeAccountId in client.records.keys.sorted() {
-            guard let record = client.records[homeAccountId] else { continue }
+            guard var record = client.records[homeAccountId] else { continue }
             if !first { output.append(UInt8(ascii: ",")) }
             first = false
-            var fields: [String: JSONValue] = [
-                "client_id": .string(clientId), "home_account_id": .string(homeAccountId),
-                "sign_in_state": .string(record.signInState.rawValue),
-            ]
-            if !record.authorityMap.isEmpty {
-                fields["athority_map"] = .object(
-                    record.authorityMap.mapValues { .object($0.mapValues(JSONValue.string)) })
-            }
+            (record.clientId, record.homeAccountId) = (clientId, homeAccountId)
             JSONValue.writeString(homeAccountId, to: &output)
             output.append(UInt8(ascii: ":"))
-            let object = JSONValue.object(fields).serialized(options: .sortedKeys)
-            output.append(contentsOf: object.dropLast())
-            appendUnknown(record.unknown, first: false, &output)
-            output.append(UInt8(ascii: "}"))
+            write(record, &output)
         }
         for homeAccountId in client.keptRecords.keys.sorted() where client.records[homeAccountId] == nil {
             if !first { output.append(UInt8(ascii: ",")) }

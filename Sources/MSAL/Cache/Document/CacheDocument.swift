@@ -1,15 +1,9 @@
 import MSALNative
 
-/// The cache document, MSAL for Python's JSON shape: top-level `AccessToken`, `RefreshToken`,
-/// `IdToken`, `Account`, `AppMetadata` objects mapping a key to an entry, this library's
-/// `AccountMetadata`, and any other sections, which are kept as they were written.
-///
-/// Reading takes the whole document at once (``JSONReader``); writing rewrites it whole, one
-/// entry per line, entries of a section in the order of their keys, timestamps as strings.
+/// The cache document, MSAL for Python's JSON shape: sections mapping a key to an entry, read
+/// whole at once (``JSONReader``) and written whole, one entry per line, in the order of the keys.
 enum CacheDocument {
-    /// Reads a document; an empty (or blank) one is an empty cache. Throws when the bytes are
-    /// not a JSON object; an entry that is JSON but not one this library can model is kept as
-    /// it is.
+    /// Reads a document (a blank one is an empty cache); throws when it is not a JSON object.
     static func read(_ bytes: [UInt8]) throws(JSONValue.ParseError) -> TokenStore {
         var store = TokenStore()
         var reader = JSONReader(bytes)
@@ -67,7 +61,7 @@ enum CacheDocument {
             case .account: added = try add(CacheAccount.self) { store.addLoaded($0, key: key) }
             case .appMetadata: added = try add(CacheAppMetadata.self) { store.addLoaded($0, key: key) }
             case .accountMetadata:
-                let client = try clientMetadata(&reader)
+                let client = try clientMetadata(&reader, &interner)
                 if let client { store.setClientMetadata(client.metadata, clientId: client.clientId ?? key) }
                 added = client != nil
             }
@@ -114,16 +108,17 @@ enum CacheDocument {
                 present |= 1 << UInt32(index)
             } while try reader.nextMember()
         }
-        for (index, field) in fields.enumerated() where field.isRequired && present & (1 << UInt32(index)) == 0 {
-            valid = false
+        for (index, field) in fields.enumerated() where present & (1 << UInt32(index)) == 0 {
+            if case .required = field.value { valid = false }
         }
         return valid ? entity : nil
     }
 
-    /// One client's object of the `AccountMetadata` section, and its `client_id`; `nil` when it
-    /// is not one this library writes (its `client_id` not a string, its `account_metadata_map`
-    /// not an object), so that the caller keeps it as it is.
-    private static func clientMetadata(_ reader: inout JSONReader) throws(JSONValue.ParseError) -> (
+    /// One client's object of `AccountMetadata` and its `client_id`; `nil` (kept as it is) when its
+    /// `client_id` is no string or its `account_metadata_map` no object.
+    private static func clientMetadata(
+        _ reader: inout JSONReader, _ interner: inout Interner
+    ) throws(JSONValue.ParseError) -> (
         clientId: String?, metadata: TokenStore.ClientMetadata
     )? {
         guard try reader.peek() == UInt8(ascii: "{") else {
@@ -148,7 +143,8 @@ enum CacheDocument {
                         let id = try reader.name()
                         let homeAccountId = try reader.decode(id, repairing: true)
                         let start = id.range.lowerBound - 1
-                        if let record = try record(homeAccountId, &reader) {
+                        if var record = try entry(CacheAccountMetadata.self, &reader, &interner) {
+                            record.homeAccountId = homeAccountId
                             records[homeAccountId] = record
                         } else {
                             client.keptRecords[homeAccountId] = reader.text(start..<reader.index)
@@ -171,37 +167,6 @@ enum CacheDocument {
             client.records[homeAccountId] = record
         }
         return (clientId, client)
-    }
-
-    /// A record of `account_metadata_map`; `nil` when it is no object.
-    private static func record(_ homeAccountId: String, _ reader: inout JSONReader) throws(JSONValue.ParseError)
-        -> CacheAccountMetadata?
-    {
-        guard try reader.peek() == UInt8(ascii: "{") else {
-            try reader.skipValue()
-            return nil
-        }
-        var record = CacheAccountMetadata(clientId: "", homeAccountId: homeAccountId)
-        if try reader.openObject() {
-            repeat {
-                let name = try reader.name()
-                let value = try reader.skipValue()
-                if reader.equals(name, "sign_in_state") {
-                    let state = (try? JSONValue(parsing: reader.bytes[value]))?.stringValue
-                    record.signInState = state.flatMap(SignInState.init(rawValue:)) ?? .unknown
-                } else if reader.equals(name, "athority_map") {
-                    for (map, entries) in (try? JSONValue(parsing: reader.bytes[value]))?.objectValue ?? [:] {
-                        record.authorityMap[map] = entries.objectValue?.compactMapValues(\.stringValue) ?? [:]
-                    }
-                } else if !reader.equals(name, "client_id")
-                    && !reader.equals(name, "home_account_id")
-                {
-                    let rawName = reader.text((name.range.lowerBound - 1)..<(name.range.upperBound + 1))
-                    record.unknown.append(rawName: rawName, rawValue: reader.text(value))
-                }
-            } while try reader.nextMember()
-        }
-        return record
     }
 
     /// The last text read for each member name, so that the environment, client id, realm and
@@ -228,9 +193,14 @@ enum CacheDocument {
         }
     }
 
-    static func isBlank(_ bytes: some Collection<UInt8>) -> Bool {
-        bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    /// An entry given as a JSON value as an entity of `type`, or `nil`.
+    static func entity<Entity: CacheEntity>(_ type: Entity.Type, from value: JSONValue) -> Entity? {
+        var reader = JSONReader(Array(value.serialized()))
+        var interner = Interner()
+        return try? entry(type, &reader, &interner)
     }
+
+    static func isBlank(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(CacheFileOwnership.isWhiteSpace) }
 }
 
 extension CacheField {
@@ -242,10 +212,15 @@ extension CacheField {
         let first = try reader.peek()
         guard first == UInt8(ascii: "\"") else {
             let range = try reader.skipValue()
-            guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return false }
+            let isNumber = first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39)
             switch value {
-            case .stringOrNumber(let path): entity[keyPath: path] = reader.text(range)
-            case .timestamp(let path):
+            case .json(let path) where first == UInt8(ascii: "{"):
+                guard let json = try? JSONValue(parsing: reader.bytes[range]) else { return false }
+                entity[keyPath: path] = json
+                // Else the entity cannot hold it as it is (an empty object is as good as none).
+                return entity[keyPath: path] ?? .object([:]) == json
+            case .stringOrNumber(let path) where isNumber: entity[keyPath: path] = reader.text(range)
+            case .timestamp(let path) where isNumber:
                 guard let seconds = Self.seconds(reader.bytes[range]) else { return false }
                 entity[keyPath: path] = seconds
             default: return false
@@ -255,6 +230,7 @@ extension CacheField {
         let token = try reader.string()
         switch value {
         case .credentialType: break
+        case .json: return false
         case .required(let path), .defaulted(let path):
             guard let text = interner.string(token, reader, Entity.section, field: slot) else { return false }
             entity[keyPath: path] = text

@@ -1,9 +1,6 @@
-// The unified cache schema (the format MSAL for Python, MSAL.NET and others share): one type per
-// entry type, with the fields this library reads and writes in the order it writes them, and the
-// key MSAL for Python's key makers build. Members of an entry that its type does not list are
-// kept as they were written (``UnknownFields``).
-
-/// The sections of the document this library models.
+/// The sections of the unified cache schema (the format MSAL for Python, MSAL.NET and others
+/// share) that this library models: one type per entry type, with the fields it reads and writes
+/// in the order it writes them, and the key MSAL for Python's key makers build.
 enum CacheSection: String, CaseIterable, Sendable {
     case accessToken = "AccessToken"
     case refreshToken = "RefreshToken"
@@ -169,17 +166,42 @@ package enum SignInState: String, Sendable {
 }
 
 /// What the cache remembers about an account for one client, in this library's own section
-/// `AccountMetadata` (other MSALs keep it as an unknown section): `{"<client_id>": {"client_id",
-/// "account_metadata_map": {"<home_account_id>": {"client_id", "home_account_id",
-/// "sign_in_state", "athority_map": {"URLMap-": {request: result}}}}}}` (`athority_map` is
-/// spelled as MSAL for iOS/macOS spells it).
-struct CacheAccountMetadata: Sendable, Equatable {
-    var clientId: String
-    var homeAccountId: String
-    var signInState: SignInState = .unknown
+/// `AccountMetadata`: `{"<client_id>": {"client_id", "account_metadata_map": {"<home_account_id>":
+/// {..., "sign_in_state", "athority_map": {"URLMap-": {request: result}}}}}}` (MSAL for iOS's spelling).
+struct CacheAccountMetadata: CacheEntity, Equatable {
+    var clientId = ""
+    var homeAccountId = ""
+    /// `sign_in_state` as written (a value of another MSAL's stays as it is).
+    var signInStateText = SignInState.unknown.rawValue
     /// By map name (`URLMap-` or `URLMap-instance_aware=YES`), then request authority URL.
     var authorityMap: [String: [String: String]] = [:]
     var unknown = UnknownFields.none
+
+    static let section = CacheSection.accountMetadata
+    static let fields: [CacheField<Self>] = [
+        .init("client_id", .defaulted(\.clientId)), .init("home_account_id", .defaulted(\.homeAccountId)),
+        .init("sign_in_state", .defaulted(\.signInStateText)), .init("athority_map", .json(\.authorityMapJSON)),
+    ]
+
+    var key: String { homeAccountId }
+
+    var signInState: SignInState {
+        get { SignInState(rawValue: signInStateText) ?? .unknown }
+        set { signInStateText = newValue.rawValue }
+    }
+
+    private var authorityMapJSON: JSONValue? {
+        get {
+            authorityMap.isEmpty
+                ? nil
+                : .object(
+                    authorityMap.mapValues { (map: [String: String]) in .object(map.mapValues(JSONValue.string)) })
+        }
+        set {
+            authorityMap =
+                newValue?.objectValue?.mapValues { $0.objectValue?.compactMapValues(\.stringValue) ?? [:] } ?? [:]
+        }
+    }
 }
 
 /// What the document reader and writer need of an entry type.
@@ -196,7 +218,6 @@ protocol CacheEntity: Sendable {
 
 /// A member of an entry that its type models: its name, and how its value is held.
 struct CacheField<Entity>: Sendable {
-    let name: String
     /// The name's UTF-8, compared with the document's bytes as they are.
     let utf8: [UInt8]
     let value: Value
@@ -214,28 +235,23 @@ struct CacheField<Entity>: Sendable {
         case timestamp(WritableKeyPath<Entity, Int64?>)
         /// A string, or a number kept as its text (`last_modification_time`, a number for some MSALs).
         case stringOrNumber(WritableKeyPath<Entity, String?>)
+        /// A JSON object, written with its keys sorted.
+        case json(WritableKeyPath<Entity, JSONValue?>)
     }
 
     init(_ name: String, _ value: Value) {
-        self.name = name
         utf8 = Array(name.utf8)
         self.value = value
     }
-
-    var isRequired: Bool {
-        if case .required = value { return true }
-        return false
-    }
 }
 
-// Key paths to stored properties of Sendable value types are immutable values.
+// Key paths into Sendable value types are immutable values.
 extension CacheField.Value: @unchecked Sendable {}
 
 /// MSAL for Python's key makers: the parts joined by `-`, lowercased.
 enum CacheKey {
     static func join(_ parts: [String], lowercased: Bool = true) -> String {
-        let key = parts.joined(separator: "-")
-        return lowercased ? key.lowercased() : key
+        lowercased ? parts.joined(separator: "-").lowercased() : parts.joined(separator: "-")
     }
 }
 

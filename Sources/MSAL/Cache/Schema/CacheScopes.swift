@@ -26,28 +26,14 @@ enum CacheScopes {
     /// Whether every scope in `requested` (already lowercased, non-empty) appears in `target`,
     /// comparing ASCII case-insensitively. Allocation-free.
     static func target(_ target: String, contains requested: [String]) -> Bool {
-        return target.withUTF8Span { targetBytes in
-            for scope in requested {
-                let found = scope.withUTF8Span { scopeBytes in contains(targetBytes, scopeBytes) }
-                if !found { return false }
-            }
-            return true
+        target.withUTF8Span { targetBytes in
+            requested.allSatisfy { scope in scope.withUTF8Span { contains(targetBytes, $0) } }
         }
     }
 
-    /// Whether `target` shares a scope with `scopes` (lowercased, non-empty), compared without
-    /// case: byte by byte, without allocating, when both are ASCII (the usual case), else through
-    /// lowercased sets.
+    /// Whether `target` shares a scope with `scopes` (lowercased, non-empty), compared without case.
     static func intersects(_ target: String, lowercased scopes: [String]) -> Bool {
-        let isASCII = { (text: String) in text.utf8.allSatisfy { $0 < 0x80 } }
-        guard isASCII(target), scopes.allSatisfy(isASCII) else {
-            return !lowercasedSet(target).isDisjoint(with: scopes)
-        }
-        return target.withUTF8Span { targetBytes in
-            scopes.contains { scope in
-                scope.withUTF8Span { contains(targetBytes, $0) }
-            }
-        }
+        !lowercasedSet(target).isDisjoint(with: scopes)
     }
 
     private static func contains(_ target: Span<UInt8>, _ scope: Span<UInt8>) -> Bool {
@@ -57,13 +43,10 @@ enum CacheScopes {
             while start < count && target[start] == 0x20 { start += 1 }
             var end = start
             while end < count && target[end] != 0x20 { end += 1 }
-            if end - start == scope.count {
-                var equal = true
-                for offset in 0..<scope.count where lowerASCII(target[start + offset]) != scope[offset] {
-                    equal = false
-                    break
-                }
-                if equal { return true }
+            if end - start == scope.count,
+                (0..<scope.count).allSatisfy({ lowerASCII(target[start + $0]) == scope[$0] })
+            {
+                return true
             }
             start = end
         }

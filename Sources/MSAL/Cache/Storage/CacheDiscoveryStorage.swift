@@ -1,9 +1,8 @@
 import Foundation
 
-/// Keeps discovery results in the token cache document, in a section of its own
-/// (`MSALDiscovery`: `{"<url>": {"response": "<body>", "expires_on": "<epoch>"}}`), so a
-/// short-lived process started many times resolves its authority once. Other libraries keep
-/// the section untouched.
+/// Keeps discovery results in the cache document's own section `MSALDiscovery` (`{"<url>":
+/// {"response": "<body>", "expires_on": "<epoch>"}}`), so a short-lived process started many times
+/// resolves its authority once. Other libraries keep the section untouched.
 struct CacheDiscoveryStorage: DiscoveryCacheStorage {
     static let sectionName = "MSALDiscovery"
 

@@ -1,14 +1,9 @@
 import MSALNative
 
 /// The encrypted cache format: a versioned header, then AES-256-GCM's `nonce || ciphertext || tag`
-/// of the JSON document. Nothing of the document is in the clear.
-///
-/// The associated data is the header and the ``Binding`` of the cache the document is for, so
-/// neither can be altered, and a document copied from another cache (another Redis cache name,
-/// or a file into a storage) does not open there. Version 1 (written before the binding) is
-/// still opened, with the header alone as associated data, and is bound at its next save.
-/// A rollback to an older document of the same cache is not detected: that would need a counter
-/// kept outside the storage.
+/// of the document. The associated data is the header and the ``Binding`` of the cache it is for,
+/// so a document copied from another cache does not open. Version 1 (unbound) still opens and is
+/// bound at its next save. A rollback to an older document of the same cache is not detected.
 enum CacheEncryption {
     /// `MSALCACHE` + NUL, format version 2 (bound), algorithm 1 (AES-256-GCM).
     static let header: [UInt8] = Array("MSALCACHE".utf8) + [0, 2, 1]

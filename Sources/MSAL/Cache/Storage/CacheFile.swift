@@ -24,10 +24,8 @@ struct CacheFile: Sendable {
     /// The file a write replaces: the end of the chain of symbolic links at ``path`` (so a link
     /// stays a link, and dotfile managers keep working), or ``path`` itself.
     func writeTarget() throws(CacheStorageError) -> String {
-        do {
-            return try FileSystem.resolvingSymbolicLinks(path)
-        } catch {
-            throw .file(error, "resolve the symbolic links of the cache file")
+        try CacheStorageError.attempt("resolve the symbolic links of the cache file") { () throws(FileError) in
+            try FileSystem.resolvingSymbolicLinks(path)
         }
     }
 
@@ -37,18 +35,22 @@ struct CacheFile: Sendable {
     /// Whether this process can write in the folder of `target` (and so take the locks). A
     /// missing folder counts as writable when it can be created.
     static func canWrite(besides target: String) -> Bool {
-        var folder = FileSystem.folder(of: target)
-        while (try? FileSystem.status(folder)) == nil {
-            let parent = FileSystem.folder(of: folder)
-            if parent == folder { return false }
-            folder = parent
-        }
-        return FileSystem.isWritableFolder(folder)
+        nearestFolder(of: target).map { FileSystem.isWritableFolder($0.path) } ?? false
     }
 
-    /// Creates the folder of `target` (mode 0700) when missing; tightens the library's own folder
-    /// to 0700. Throws ``CacheStorageError/notWritable(path:folder:reason:)`` when it cannot be
-    /// written.
+    /// The folder of `target`, or its nearest existing parent, with its status.
+    private static func nearestFolder(of target: String) -> (path: String, status: FileStatus)? {
+        var folder = FileSystem.folder(of: target)
+        while true {
+            if let status = try? FileSystem.status(folder) { return (folder, status) }
+            let parent = FileSystem.folder(of: folder)
+            if parent == folder { return nil }
+            folder = parent
+        }
+    }
+
+    /// Creates the folder of `target` (mode 0700) when missing, tightens the library's own to 0700;
+    /// throws when it cannot be written.
     func prepareFolder(for target: String) throws(CacheStorageError) {
         let folder = FileSystem.folder(of: target)
         do {
@@ -75,24 +77,17 @@ struct CacheFile: Sendable {
             if error.isNotFound { return .missing }
             throw CacheStorageError.file(error, "open the cache file")
         }
-        let status: FileStatus
-        do {
-            status = try file.status()
-        } catch {
-            throw CacheStorageError.file(error, "stat the cache file")
-        }
+        let status = try CacheStorageError.attempt("stat the cache file", file.status)
         if case .refuse(let kind) = CachePathDecision.decide(status.kind) {
             throw CacheStorageError.notARegularFile(path: path, kind: kind)
         }
         let fingerprint = FileFingerprint(status, file: file)
         if status.size == 0 { return .emptyFile(fingerprint) }
-        var bytes: [UInt8]
-        do {
-            // The whole file: its size when opened, and whatever an in-place writer added since.
-            bytes = try file.read(at: 0, count: Int(status.size))
+        // The whole file: its size when opened, and whatever an in-place writer added since.
+        let bytes = try CacheStorageError.attempt("read the cache file") { () throws(FileError) in
+            var bytes = try file.read(at: 0, count: Int(status.size))
             while case let more = try file.read(at: bytes.count, count: 1 << 16), !more.isEmpty { bytes += more }
-        } catch {
-            throw CacheStorageError.file(error, "read the cache file")
+            return bytes
         }
         let head = bytes.prefix(CacheFileOwnership.headBytes)
         if case .notACache(let found) = CacheFileOwnership.judge(head: head) {
@@ -120,35 +115,20 @@ struct CacheFile: Sendable {
     /// (``CacheLinkTargetDecision``): always when ``path`` is no link, else only in a folder this
     /// user owns (the nearest existing one when the target's folder is missing).
     func mayWriteBeside(_ target: String) -> Bool {
-        var folder = FileSystem.folder(of: target)
-        var owner: UInt32?
-        while true {
-            if let status = try? FileSystem.status(folder) {
-                owner = status.owner
-                break
-            }
-            let parent = FileSystem.folder(of: folder)
-            if parent == folder { break }
-            folder = parent
-        }
-        let decision = CacheLinkTargetDecision.decide(
+        let owner = Self.nearestFolder(of: target)?.status.owner
+        return CacheLinkTargetDecision.decide(
             isLink: target != path, folderOwner: owner, user: FileSystem.currentUserID)
-        return decision == .allow
+            == .allow
     }
 
-    /// Refuses a write before anything is made beside `target` (``writeTarget()``): through a link
-    /// into a folder of another user, or over a file that is not a token cache
-    /// (``CacheFileOwnership``, judged from its first bytes; a document that starts as one is
-    /// judged again when read under the locks).
+    /// Refuses a write before anything is made beside `target`: through a link into a folder of
+    /// another user, or over a file that is no token cache (``CacheFileOwnership``, its first bytes).
     func checkOwnership(_ target: String) throws(CacheStorageError) {
         if !mayWriteBeside(target) {
             throw .linkIntoForeignFolder(path: path, target: target, folder: FileSystem.folder(of: target))
         }
-        let head: [UInt8]?
-        do {
-            head = try FileSystem.readSmallFile(target, limit: CacheFileOwnership.headBytes)
-        } catch {
-            throw .file(error, "read the cache file")
+        let head = try CacheStorageError.attempt("read the cache file") { () throws(FileError) in
+            try FileSystem.readSmallFile(target, limit: CacheFileOwnership.headBytes)
         }
         if let head, case .notACache(let found) = CacheFileOwnership.judge(head: head) {
             throw .notATokenCache(path: path, target: target != path ? target : nil, found: found)
@@ -157,11 +137,8 @@ struct CacheFile: Sendable {
 
     /// Refuses a write when `target` names something other than a regular file.
     func checkTarget(_ target: String) throws(CacheStorageError) {
-        let status: FileStatus?
-        do {
-            status = try FileSystem.status(target)
-        } catch {
-            throw .file(error, "stat the cache file")
+        let status = try CacheStorageError.attempt("stat the cache file") { () throws(FileError) in
+            try FileSystem.status(target)
         }
         if case .refuse(let kind) = CachePathDecision.decide(status?.kind) {
             throw .notARegularFile(path: path, kind: kind)
@@ -180,7 +157,8 @@ struct CacheFile: Sendable {
         }
         if encryptionKey != nil {
             let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
-            guard text.first(where: { !CacheDocument.isBlank([$0]) }).map({ $0 == UInt8(ascii: "{") }) ?? true else {
+            guard text.first(where: { !CacheFileOwnership.isWhiteSpace($0) }).map({ $0 == UInt8(ascii: "{") }) ?? true
+            else {
                 throw CacheStorageError.cannotDecrypt(path: path, keyConfigured: true)
             }
             Log.warning("Token cache: \(pii: path) is not encrypted; it is re-written encrypted on the next change.")
@@ -209,19 +187,15 @@ struct CacheFile: Sendable {
         let moved = (try? FileSystem.rename(target, to: target + suffix)) != nil
         let outcome = moved ? "It was moved to" : "It could not be moved to"
         // The new file's name in clear (the folder is personal data): a user finds it by it.
-        let folder = FileSystem.folder(of: target)
-        let newName = FileSystem.name(of: target) + suffix
         Log.warning(
-            "Token cache: \(pii: path) is not a valid cache document (\(reason)). \(outcome) \(newName) in \(pii: folder); continuing with an empty cache."
+            "Token cache: \(pii: path) is not a valid cache document (\(reason)). \(outcome) \(FileSystem.name(of: target) + suffix) in \(pii: FileSystem.folder(of: target)); continuing with an empty cache."
         )
         return CacheQuarantine(path: path, movedTo: moved ? target + suffix : nil, reason: reason)
     }
 
-    /// Replaces `target` (``writeTarget()``) atomically with the document of `store`: a temporary
-    /// file beside it (mode 0600, created exclusively, never through a link, its `flock` held
-    /// while it is written), written, fsynced, renamed over it, and the folder fsynced.
-    /// `beforeReplacing` runs just before the rename and may throw to stop. Returns the new
-    /// file's fingerprint.
+    /// Replaces `target` atomically with the document of `store`: a temporary file beside it (0600,
+    /// created exclusively, never through a link, `flock`ed while written), fsynced, renamed over
+    /// it, the folder fsynced. `beforeReplacing` may throw to stop. Returns the new fingerprint.
     func save(_ store: TokenStore, to target: String, beforeReplacing: () throws -> Void) throws -> FileFingerprint? {
         try checkTarget(target)
         var bytes = CacheDocument.write(store)
@@ -241,17 +215,13 @@ struct CacheFile: Sendable {
             throw CacheStorageError.file(error, "create a temporary file")
         }
         do {
-            do {
+            try CacheStorageError.attempt("write a temporary file") { () throws(FileError) in
                 try file.write(bytes, at: 0)
                 if durable { try file.sync() }
-            } catch {
-                throw CacheStorageError.file(error, "write a temporary file")
             }
             try beforeReplacing()
-            do {
+            try CacheStorageError.attempt("replace the cache file") { () throws(FileError) in
                 try FileSystem.rename(temporary, to: target)
-            } catch {
-                throw CacheStorageError.file(error, "replace the cache file")
             }
         } catch {
             _ = try? FileSystem.remove(temporary)

@@ -1,10 +1,9 @@
 import MSALNative
 
-/// The locks held around a read-modify-write of the cache file (or of the signal file of a
-/// ``SignalledCacheStorage``): ours (`<file>.lock`, see ``FileLock``), then MSAL Python's
-/// extension's (`<file>.lockfile`, see ``ExtensionsLock``), so that neither this library's
-/// processes nor Python apps on the same file lose each other's writes. Released in the other
-/// order. Taken only by writers, and by a reader that must read again under them.
+/// The locks held around a read-modify-write of the cache file (or a ``SignalledCacheStorage``'s
+/// signal file): ours (`<file>.lock`, ``FileLock``), then msal-extensions' (`<file>.lockfile`,
+/// ``ExtensionsLock``), so neither this library's processes nor Python apps lose each other's
+/// writes. Taken by writers, and by a reader that must read again under them.
 final class CacheFileLocks {
     private let own: FileLock
     private let extensions: ExtensionsLock

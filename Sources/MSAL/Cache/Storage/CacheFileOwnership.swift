@@ -1,22 +1,11 @@
-/// Whose the file at the cache path is, from its bytes: a token cache (ours, or another MSAL's),
-/// a token cache that is damaged, or a file of the user that is no token cache at all (a shell
-/// script a mistyped `--cache` or a link names). Only a damaged cache is moved aside; a file that
-/// is not a cache is never renamed, replaced or written.
-///
-/// What counts:
-/// - no bytes, or only white space (after a UTF-8 byte order mark): an empty cache, written on
-///   the first save;
-/// - this library's encrypted header (`MSALCACHE\0`): a cache (the key decides the rest);
-/// - a JSON object: a cache, also with members this library does not know (another MSAL wrote
-///   them; they are kept). When it does not parse, it is a damaged cache when the parse ran out
-///   at the end of the file (a writer killed half-way: MSAL for Python's extension truncates the
-///   file, then writes it in place), or when the bytes before the fault name a cache section
-///   (`"AccessToken"`, `"Account"`, ...) or a cache member (`"credential_type"`,
-///   `"home_account_id"`); otherwise (a JSON-with-comments settings file, say) it is not a cache;
-/// - only NUL bytes: a damaged cache (what a file system can leave of a file written just before
-///   a crash);
-/// - anything else (text that is not JSON, a JSON array, string, number or literal, binary data):
-///   not a token cache.
+/// Whose the file at the cache path is, from its bytes: a token cache (ours, or another MSAL's), a
+/// damaged one, or a file of the user that is no token cache at all (a shell script a mistyped
+/// `--cache` or a link names). Only a damaged cache is moved aside; any other file is never
+/// renamed, replaced or written. Blank, this library's encrypted header, or a JSON object: a cache.
+/// A JSON object that does not parse is a damaged cache when the parse ran out at the end (a
+/// writer killed half-way: msal-extensions truncates, then writes in place) or the bytes before
+/// the fault name a cache section or member; only NUL bytes (what a crash can leave) too. Anything
+/// else (text, another JSON value, binary data) is not a cache.
 enum CacheFileOwnership: Equatable, Sendable {
     /// A token cache, or a file that may be one (its first bytes open a JSON object): read it.
     case cache
@@ -61,7 +50,10 @@ enum CacheFileOwnership: Equatable, Sendable {
             return .damagedCache
         }
         let before = Array(head.prefix(max(0, faultOffset)))
-        if cacheNames.contains(where: { contains(before, $0) }) { return .damagedCache }
+        let named = cacheNames.contains { name in
+            before.indices.contains { before[$0...].starts(with: name) }
+        }
+        if named { return .damagedCache }
         return .notACache(found: "a JSON document that does not parse and names nothing of a token cache")
     }
 
@@ -74,18 +66,8 @@ enum CacheFileOwnership: Equatable, Sendable {
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
     private static let encryptedHeader: [UInt8] = Array("MSALCACHE".utf8) + [0]
 
-    private static func isWhiteSpace(_ byte: UInt8) -> Bool {
+    static func isWhiteSpace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
-    }
-
-    private static func contains(_ bytes: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard needle.count <= bytes.count, let first = needle.first else { return false }
-        var index = 0
-        while index + needle.count <= bytes.count {
-            if bytes[index] == first && bytes[index..<index + needle.count].elementsEqual(needle) { return true }
-            index += 1
-        }
-        return false
     }
 }
 

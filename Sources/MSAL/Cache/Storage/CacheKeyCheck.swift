@@ -1,8 +1,6 @@
-/// Whether bytes handed over as the cache's AES-256 key can be one, wherever a key enters: the
-/// app's `cacheConfig.encryptionKey`, a key store's payload, a systemd credential. 32 random
-/// bytes hold about 30 distinct values; fewer than ``minimumDistinctBytes`` means the bytes were
-/// not drawn at random (an unset buffer, a placeholder, a repeated character), and such a "key"
-/// would encrypt the cache in name only.
+/// Whether bytes handed over as the cache's AES-256 key (`encryptionKey`, a key store's payload, a
+/// systemd credential) can be one: 32 random bytes hold about 30 distinct values, and fewer than
+/// ``minimumDistinctBytes`` (an unset buffer, a placeholder) would encrypt in name only.
 enum CacheKeyCheck {
     /// The bytes of an AES-256 key.
     static let keyBytes = 32

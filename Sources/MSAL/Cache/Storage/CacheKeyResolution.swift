@@ -53,15 +53,7 @@ enum CacheKeyResolution {
     }
 
     private static func load(_ store: any MSALCacheKeyStore) throws -> [UInt8]? {
-        let stored: Data?
-        do {
-            stored = try store.loadKey()
-        } catch let error as NSError where error.domain == MSALErrorDomain {
-            throw error
-        } catch {
-            throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
-        }
-        guard let stored else { return nil }
+        guard let stored = try calling(store, store.loadKey) else { return nil }
         if let problem = CacheKeyCheck.problem([UInt8](stored)) {
             throw CacheStorageError.keyStoreFailed(
                 store: store.storeDescription,
@@ -80,21 +72,21 @@ enum CacheKeyResolution {
         case .refuseKeyGone:
             throw CacheStorageError.keyGone(path: path ?? "", store: store.storeDescription).error
         case .create:
-            let key: [UInt8]
-            do {
-                key = try SecureRandom.bytes(32)
-            } catch {
-                throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
-            }
-            do {
-                try store.storeKey(Data(key))
-            } catch let error as NSError where error.domain == MSALErrorDomain {
-                throw error
-            } catch {
-                throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
-            }
+            let key = try calling(store) { try SecureRandom.bytes(32) }
+            try calling(store) { try store.storeKey(Data(key)) }
             // What the store keeps is what counts (a store may keep the first of two writers').
             return try load(store) ?? key
+        }
+    }
+
+    /// Runs a call for `store`: an error of MSAL's domain is passed on, any other is the store's failure.
+    private static func calling<Result>(_ store: any MSALCacheKeyStore, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as NSError where error.domain == MSALErrorDomain {
+            throw error
+        } catch {
+            throw CacheStorageError.keyStoreFailed(store: store.storeDescription, reason: "\(error)").error
         }
     }
 

@@ -26,22 +26,16 @@ enum CacheKeyText {
     }
 
     private static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else {
+            return nil
+        }
         var bytes: [UInt8] = []
-        var high: UInt8?
-        for character in text.utf8 {
-            let value: UInt8
-            switch character {
-            case 0x30...0x39: value = character - 0x30
-            case 0x41...0x46: value = character - 0x41 + 10
-            case 0x61...0x66: value = character - 0x61 + 10
-            default: return nil
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16) else {
+                return nil
             }
-            if let first = high {
-                bytes.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
-            }
+            bytes.append(byte)
         }
         return bytes
     }

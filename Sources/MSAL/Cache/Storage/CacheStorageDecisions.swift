@@ -16,9 +16,8 @@ enum CachePathDecision: Equatable, Sendable {
     }
 }
 
-/// What to do with what a read of the file found. A reader takes no lock and needs no write
-/// access; a file that looks corrupt or empty may be an in-place writer's half-way state (MSAL
-/// Python's extension truncates, then writes), so it is judged only when read under the locks.
+/// What to do with what a read found. A file that looks corrupt or empty may be an in-place
+/// writer's half-way state (msal-extensions truncates, then writes): judged under the locks only.
 enum CacheReadDecision: Equatable, Sendable {
     /// The document (or an empty cache) is what it seems.
     case accept
@@ -26,8 +25,7 @@ enum CacheReadDecision: Equatable, Sendable {
     case readAgainUnderLocks
     /// Corrupt, read under the locks: moved aside and reported; the cache goes on empty.
     case quarantine
-    /// Corrupt, and the locks cannot be taken (the folder is not writable): reported, left in
-    /// place; the cache goes on empty.
+    /// Corrupt, and the locks cannot be taken (a read-only folder): reported, left in place.
     case reportWithoutMoving
 
     enum Seen: Equatable, Sendable {
@@ -47,14 +45,10 @@ enum CacheReadDecision: Equatable, Sendable {
     }
 }
 
-/// Whether the sweep removes a leftover temporary file of a writer (`.<cache>.tmp-<pid>-<n>`).
-///
-/// A writer holds the `flock` of its temporary file from just after creating it until it has
-/// renamed it, so a locked file is never removed, whatever its PID says: a writer in another PID
-/// namespace (a container sharing the folder) looks dead here. An unlocked one is removed once it
-/// is older than the moment between a writer's creation of it and its lock, when its PID does
-/// not exist here (a killed writer's); when the PID exists here (perhaps a writer of a version
-/// that did not lock its temporary files), only when it is old enough to be left over for sure.
+/// Whether the sweep removes a leftover temporary file of a writer (`.<cache>.tmp-<pid>-<n>`). A
+/// writer holds its `flock` until it renamed it, so a locked file stays, whatever its PID says (a
+/// writer in another PID namespace looks dead here). An unlocked one goes after a second when its
+/// PID does not exist here, else only when it is old enough to be left over for sure.
 enum SweepDecision: Equatable, Sendable {
     case keep, remove
 

@@ -40,103 +40,90 @@ enum CacheStorageError: Error {
         .io(action, path: error.path, errno: error.code)
     }
 
+    /// The result of a file call, its failure as `action`.
+    static func attempt<Result>(_ action: String, _ body: () throws(FileError) -> Result) throws(CacheStorageError)
+        -> Result
+    {
+        do {
+            return try body()
+        } catch {
+            throw .file(error, action)
+        }
+    }
+
     /// The `NSError` in ``MSALErrorDomain`` (internal) that apps receive.
     var error: NSError {
+        guard case .customStorage(let underlying) = self else { return MSALErrors.make(.internal, message) }
+        // A storage of this library's products (MSALRedisCache) throws MSAL errors with their own
+        // documented codes: passed on as they are.
+        let bridged = underlying as NSError
+        if bridged.domain == MSALErrorDomain { return bridged }
+        // Any other storage's failure (a sealed vault, a locked keyring) is not the library's: its
+        // own words, and an underlying error that carries them rather than "report it".
+        let text = Redaction.text((underlying as? any LocalizedError)?.errorDescription ?? "\(underlying)")
+        let storageError = NSError(
+            domain: bridged.domain, code: bridged.code, userInfo: [NSLocalizedDescriptionKey: text])
+        return MSALErrors.make(
+            .internal, "The app's token cache storage (cacheConfig.customStorage) failed: \(text)",
+            ErrorDetails(underlyingError: storageError))
+    }
+
+    private var message: String {
         switch self {
+        case .customStorage: ""
         case .io(let action, let path, let code):
-            return MSALErrors.make(
-                .internal,
-                "The token cache could not \(action) at \(path): \(FileError.message(for: code)) (errno \(code)). "
-                    + "Check that the folder exists and is writable by this user, or set cacheConfig.cacheFileURL.")
+            "The token cache could not \(action) at \(path): \(FileError.message(for: code)) (errno \(code)). "
+                + "Check that the folder exists and is writable by this user, or set cacheConfig.cacheFileURL."
         case .lockTimeout(let path, let seconds):
-            return MSALErrors.make(
-                .internal,
-                "Timed out after \(seconds) s waiting for the token cache lock \(path): another process holds it. "
-                    + "Retry; if it persists, find the process that keeps the cache locked.")
+            "Timed out after \(seconds) s waiting for the token cache lock \(path): another process holds it. "
+                + "Retry; if it persists, find the process that keeps the cache locked."
         case .cannotDecrypt(let path, let keyConfigured):
-            return MSALErrors.make(
-                .internal,
-                keyConfigured
-                    ? "The token cache \(path) could not be decrypted with the configured cacheConfig.encryptionKey "
-                        + "(wrong key, or the file was modified). The file was left untouched. Configure the key it was "
-                        + "written with, or point cacheConfig.cacheFileURL at another file."
-                    : "The token cache \(path) is encrypted and no cacheConfig.encryptionKey is configured. The file "
-                        + "was left untouched. Configure the 32-byte key it was written with.")
+            keyConfigured
+                ? "The token cache \(path) could not be decrypted with the configured cacheConfig.encryptionKey "
+                    + "(wrong key, or the file was modified). The file was left untouched. Configure the key it was "
+                    + "written with, or point cacheConfig.cacheFileURL at another file."
+                : "The token cache \(path) is encrypted and no cacheConfig.encryptionKey is configured. The file "
+                    + "was left untouched. Configure the 32-byte key it was written with."
         case .notEncrypted:
-            return MSALErrors.make(
-                .internal,
-                "The token cache storage (cacheConfig.customStorage) holds a document that is not encrypted, "
-                    + "while cacheConfig.encryptionKey is set. It was neither read nor overwritten: anyone who can "
-                    + "write to the storage could have planted it. To encrypt a cache that was kept in plaintext "
-                    + "before, see \"Encrypting a cache that was plaintext\" in Docs/TokenCache.md.")
+            "The token cache storage (cacheConfig.customStorage) holds a document that is not encrypted, "
+                + "while cacheConfig.encryptionKey is set. It was neither read nor overwritten: anyone who can "
+                + "write to the storage could have planted it. To encrypt a cache that was kept in plaintext "
+                + "before, see \"Encrypting a cache that was plaintext\" in Docs/TokenCache.md."
         case .writeConflicts(let attempts):
-            return MSALErrors.make(
-                .internal,
-                "The shared token cache storage changed under each of \(attempts) attempts to save this change "
-                    + "(other writers kept saving first); nothing was saved. Retry.")
-        case .customStorage(let underlying):
-            // A storage of this library's products (MSALRedisCache) throws MSAL errors with their
-            // own documented codes: passed on as they are.
-            let bridged = underlying as NSError
-            if bridged.domain == MSALErrorDomain { return bridged }
-            // Any other storage's failure (a sealed vault, a locked keyring) is not the library's:
-            // its own words, and an underlying error that carries them rather than "report it".
-            let message = Redaction.text((underlying as? any LocalizedError)?.errorDescription ?? "\(underlying)")
-            let storageError = NSError(
-                domain: bridged.domain, code: bridged.code, userInfo: [NSLocalizedDescriptionKey: message])
-            return MSALErrors.make(
-                .internal,
-                "The app's token cache storage (cacheConfig.customStorage) failed: \(message)",
-                ErrorDetails(underlyingError: storageError))
+            "The shared token cache storage changed under each of \(attempts) attempts to save this change "
+                + "(other writers kept saving first); nothing was saved. Retry."
         case .notARegularFile(let path, let kind):
-            return MSALErrors.make(
-                .internal,
-                "The token cache path \(path) is \(kind.phrase), not a regular file. It was left untouched and "
-                    + "nothing was read from or written to it. Point cacheConfig.cacheFileURL at a regular file "
-                    + "(or a symbolic link to one), or remove what is there.")
+            "The token cache path \(path) is \(kind.phrase), not a regular file. It was left untouched and "
+                + "nothing was read from or written to it. Point cacheConfig.cacheFileURL at a regular file "
+                + "(or a symbolic link to one), or remove what is there."
         case .notATokenCache(let path, let target, let found):
-            let link = target.map { " (a symbolic link to \($0))" } ?? ""
-            return MSALErrors.make(
-                .internal,
-                "The token cache path \(path)\(link) holds \(found): it is not a token cache; refusing to overwrite "
-                    + "it. It was left untouched: nothing was renamed, replaced or written, and nothing was created "
-                    + "beside it. Point cacheConfig.cacheFileURL (msal: --cache or MSAL_CACHE) at a token cache or at "
-                    + "a path where no file exists yet.")
+            "The token cache path \(path)\(target.map { " (a symbolic link to \($0))" } ?? "") holds \(found): it is not a token cache; refusing to overwrite "
+                + "it. It was left untouched: nothing was renamed, replaced or written, and nothing was created "
+                + "beside it. Point cacheConfig.cacheFileURL (msal: --cache or MSAL_CACHE) at a token cache or at "
+                + "a path where no file exists yet."
         case .linkIntoForeignFolder(let path, let target, let folder):
-            return MSALErrors.make(
-                .internal,
-                "The token cache path \(path) is a symbolic link to \(target), in the folder \(folder), which this "
-                    + "user does not own: the cache's lock and temporary files are never made there (another user "
-                    + "could plant or read them). Nothing was written. Keep the cache in a folder of this user, or "
-                    + "point cacheConfig.cacheFileURL at the file itself.")
+            "The token cache path \(path) is a symbolic link to \(target), in the folder \(folder), which this "
+                + "user does not own: the cache's lock and temporary files are never made there (another user "
+                + "could plant or read them). Nothing was written. Keep the cache in a folder of this user, or "
+                + "point cacheConfig.cacheFileURL at the file itself."
         case .notWritable(let path, let folder, let reason):
-            return MSALErrors.make(
-                .internal,
-                "The token cache \(path) cannot be written: its folder \(folder) is not writable by this process "
-                    + "(\(reason)). Reading it works; this change was not saved. Make the folder writable, or set "
-                    + "cacheConfig.cacheFileURL to a writable place.")
+            "The token cache \(path) cannot be written: its folder \(folder) is not writable by this process "
+                + "(\(reason)). Reading it works; this change was not saved. Make the folder writable, or set "
+                + "cacheConfig.cacheFileURL to a writable place."
         case .unsafeLockFile(let path):
-            return MSALErrors.make(
-                .internal,
-                "The token cache lock file \(path) is a symbolic link or not a regular file; it is never followed. "
-                    + "Nothing was written. Remove it; the library makes a new one.")
+            "The token cache lock file \(path) is a symbolic link or not a regular file; it is never followed. "
+                + "Nothing was written. Remove it; the library makes a new one."
         case .lockLost(let path):
-            return MSALErrors.make(
-                .internal,
-                "The token cache lock file \(path) was removed again and again while this process held it "
-                    + "(a cleaner of temporary files?); nothing was written. Retry, and keep cleaners away from it.")
+            "The token cache lock file \(path) was removed again and again while this process held it "
+                + "(a cleaner of temporary files?); nothing was written. Retry, and keep cleaners away from it."
         case .keyStoreFailed(let store, let reason):
-            return MSALErrors.make(
-                .internal,
-                "The token cache's key store (\(store)) failed: \(reason). Nothing was read or written. "
-                    + "Fix the store, or choose another in cacheConfig.encryptionKeyStore.")
+            "The token cache's key store (\(store)) failed: \(reason). Nothing was read or written. "
+                + "Fix the store, or choose another in cacheConfig.encryptionKeyStore."
         case .keyGone(let path, let store):
-            return MSALErrors.make(
-                .internal,
-                "The token cache \(path) is encrypted, and its key store (\(store)) holds no key: the store was "
-                    + "emptied (a kernel keyring by a reboot, a keyring by a reset) or is another session's. The "
-                    + "file was left untouched. Restore the key, or remove the file to "
-                    + "start over (every account then signs in again).")
+            "The token cache \(path) is encrypted, and its key store (\(store)) holds no key: the store was "
+                + "emptied (a kernel keyring by a reboot, a keyring by a reset) or is another session's. The "
+                + "file was left untouched. Restore the key, or remove the file to "
+                + "start over (every account then signs in again)."
         }
     }
 }

@@ -2,18 +2,12 @@ import Foundation
 import MSALNative
 
 /// Storage of the whole cache document outside any file (a keyring item), whose changes are
-/// announced by touching a signal file, as msal-extensions' persistences do
-/// (`LibsecretPersistence`, `KeychainPersistence`). The cache then coordinates around the signal
-/// file the way it does around a cache file, so that this library's processes and Python apps
-/// with msal-extensions on the same item never lose each other's writes:
-///
-/// - every change holds our lock (`<signal>.lock`) and msal-extensions' (`<signal>.lockfile`, its
-///   `PersistedTokenCache` default), reads the item again, and saves it; the storage's ``save``
-///   touches the signal file after the item was written;
-/// - a read loads the item again only when the signal file changed since the last load (one
-///   `stat`), as `PersistedTokenCache` compares the file's time;
-/// - refreshes of one token are serialised across processes on `<signal>.refresh.lock`
-///   (``RefreshLock``), as for a cache file.
+/// announced by touching a signal file, as msal-extensions' persistences do. The cache
+/// coordinates around the signal file as around a cache file, so this library's processes and
+/// Python apps with msal-extensions on one item never lose each other's writes: every change holds
+/// `<signal>.lock` and `<signal>.lockfile`, reads the item again and saves it (``save`` touches the
+/// signal file); a read loads the item again only when the signal file changed; refreshes are
+/// serialised on `<signal>.refresh.lock`.
 package protocol SignalledCacheStorage: MSALCacheStorage {
     /// The absolute path of the signal file; its folder is made (mode 0700) when missing.
     var signalFilePath: String { get }

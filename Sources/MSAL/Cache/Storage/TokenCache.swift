@@ -1,18 +1,18 @@
 import Foundation
 import MSALNative
 
-/// The token cache an application uses: the indexed ``TokenStore`` guarded by a lock, kept in
-/// step with its storage (file, memory or the app's storage).
+/// The token cache an application uses: the ``TokenStore`` guarded by a lock, kept in step with
+/// its storage (memory, a file, or the app's ``MSALCacheStorage``).
 ///
-/// - ``read(_:)`` serves from memory; with a file it first asks the version it holds open whether
-///   it is still the file at its path (one `fstat`), and re-reads the file only when another
-///   process changed it. Reading takes no lock
-///   and needs no write access: this library replaces the file by rename, so a reader always
-///   opens a whole version. Only what looks corrupt or empty (an in-place writer such as MSAL
-///   Python's extension may be half-way) is read again under the locks.
-/// - ``modify(_:)`` is one read-modify-write: it holds the cross-process locks
-///   (``CacheFileLocks``), re-reads the file if it changed, applies the change, and writes the
-///   file atomically. Two processes saving concurrently therefore never lose each other's tokens.
+/// - ``read(_:)`` serves from memory. With a file it first asks the version it holds open whether
+///   it is still the file at its path (one `fstat`), and reads the file again only when another
+///   process changed it. Reading takes no lock and needs no write access: this library replaces
+///   the file by rename, so a reader always opens a whole version. Only what looks corrupt or
+///   empty (an in-place writer such as msal-extensions may be half-way) is read again under the
+///   locks.
+/// - ``modify(_:)`` is one read-modify-write holding the cross-process locks (``CacheFileLocks``):
+///   it reads a changed file again, applies the change and replaces the file, so processes saving
+///   at once never lose each other's tokens.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
 package final class TokenCache: Sendable {
@@ -22,9 +22,9 @@ package final class TokenCache: Sendable {
         var fingerprint: FileFingerprint?
         /// Corrupt files moved aside and not yet taken by ``takeQuarantines()``.
         var quarantines: [CacheQuarantine] = []
-        /// A versioned storage's version of the document held (0: nothing stored).
+        /// A shared storage's version of the document held (0: nothing stored), and when
+        /// (monotonic seconds) it was last known to be the stored one.
         var version: UInt64 = 0
-        /// When (monotonic seconds) ``version`` was last known to be the stored one.
         var versionCheckedAt: Double = 0
         /// When (the app's clock, Unix seconds) a change last checked for lapsed accounts.
         var lapseCheckedAt: Int64?
@@ -48,27 +48,27 @@ package final class TokenCache: Sendable {
     init(settings: CacheSettings, now: @escaping @Sendable () -> Date = { Date() }) {
         lockTimeout = settings.lockTimeout
         self.now = now
+        let key = settings.encryptionKey
         switch settings.location {
-        case .memory:
-            backend = .memory
+        case .memory: backend = .memory
         case .file(let path, let isDefault):
-            backend = .file(
-                CacheFile(
-                    path: path, ownsFolder: isDefault, encryptionKey: settings.encryptionKey,
-                    durable: settings.durable))
+            backend = .file(CacheFile(path: path, ownsFolder: isDefault, encryptionKey: key, durable: settings.durable))
+        case .custom(let storage as any MSALSharedCacheStorage): backend = .versioned(storage, key: key)
         case .custom(let storage):
-            if let versioned = storage as? any MSALSharedCacheStorage {
-                backend = .versioned(versioned, key: settings.encryptionKey)
-            } else {
-                let signal = (storage as? any SignalledCacheStorage)?.signalFilePath
-                backend = .custom(storage, key: settings.encryptionKey, signal: signal)
-            }
+            backend = .custom(storage, key: key, signal: (storage as? any SignalledCacheStorage)?.signalFilePath)
         }
     }
 
-    /// Makes the next read of a versioned storage's cache ask for the stored version, whatever
-    /// its ``MSALSharedCacheStorage/readStaleness`` (a refresh lease was just taken: another
-    /// machine may have stored the result).
+    /// A cache kept in the file at `path`; `durable: false` skips the fsyncs of each write (for
+    /// measuring the format).
+    package convenience init(filePath path: String, durable: Bool = true) {
+        var settings = CacheSettings(location: .file(path: path, isDefault: false))
+        settings.durable = durable
+        self.init(settings: settings)
+    }
+
+    /// Makes the next read of a shared storage ask for the stored version, whatever its
+    /// ``MSALSharedCacheStorage/readStaleness`` (a refresh lease was just taken).
     func forgetVersionCheck() {
         state.withLock { $0.versionCheckedAt = -Double.infinity }
     }
@@ -79,39 +79,18 @@ package final class TokenCache: Sendable {
         return nil
     }
 
-    /// An in-memory cache (tests, `inMemoryOnly`).
-    convenience init() {
-        self.init(settings: CacheSettings(location: .memory))
-    }
-
-    /// A cache kept in the file at `path` (not a group's default file), loaded by the first
-    /// ``read(_:)``; `durable: false` skips the fsyncs of each write (for measuring the format).
-    package convenience init(filePath path: String, durable: Bool = true) {
-        var settings = CacheSettings(location: .file(path: path, isDefault: false))
-        settings.durable = durable
-        self.init(settings: settings)
-    }
-
-    /// The cache file's path, when the cache is a file.
-    var filePath: String? {
-        if case .file(let file) = backend { return file.path }
-        return nil
-    }
-
-    /// The file processes sharing this cache coordinate around (refresh locks): the cache file,
-    /// or the signal file of a ``SignalledCacheStorage``.
+    /// The file processes sharing this cache coordinate refreshes around: the cache file, or the
+    /// signal file of a ``SignalledCacheStorage`` (a shared storage coordinates them itself).
     var coordinationPath: String? {
         switch backend {
-        case .file(let file): return file.path
-        case .custom(_, _, let signal): return signal
-        // A shared storage coordinates refreshes itself (``refreshCoordinator``).
-        case .memory, .versioned: return nil
+        case .file(let file): file.path
+        case .custom(_, _, let signal): signal
+        case .memory, .versioned: nil
         }
     }
 
     /// The corrupt cache files found since the last call (moved aside as `<file>.corrupt-<time>`,
-    /// or left in place when the folder is not writable), for the app or the CLI to tell the
-    /// user; each is reported once. A warning is logged as well.
+    /// or left in place when the folder is not writable), each reported once.
     func takeQuarantines() -> [CacheQuarantine] {
         state.withLock { state in
             defer { state.quarantines = [] }
@@ -120,15 +99,15 @@ package final class TokenCache: Sendable {
     }
 
     /// Runs `body` on the current cache contents.
-    package func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+    package func read<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             try refreshIfNeeded(&state)
-            return try body(&state.store)
+            return try body(state.store)
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result. With a file, `body` runs
-    /// again on a fresh read when the write has to start over (its lock file was removed).
+    /// Runs `body` as one read-modify-write and persists the result. `body` may run again on a
+    /// fresh read when the write starts over (a lock file was removed, a shared storage saved first).
     package func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             do {
@@ -143,8 +122,8 @@ package final class TokenCache: Sendable {
                         do {
                             return try modifyFile(file, &state, timeout: max(0, left), body)
                         } catch CacheStorageError.lockLost(let path) {
-                            // Removed or replaced while held: another writer may have gone
-                            // ahead on a new lock file. Start over, reading the file again.
+                            // Removed or replaced while held: another writer may have gone ahead
+                            // on a new lock file. Start over, reading the file again.
                             state.loaded = false
                             guard FileSystem.coarseMonotonicNanoseconds() < deadline else {
                                 throw CacheStorageError.lockLost(path: path)
@@ -163,15 +142,8 @@ package final class TokenCache: Sendable {
                     defer { withExtendedLifetime(locks) {} }
                     try reloadCustom(storage, key: key, signal: signal, &state)
                     let result = try body(&state.store)
-                    var bytes = CacheDocument.write(state.store)
-                    if let key {
-                        bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
-                    }
-                    do {
-                        try storage.save(Data(bytes))
-                    } catch {
-                        throw CacheStorageError.customStorage(error)
-                    }
+                    let bytes = try Self.document(state.store, key: key, storage)
+                    try Self.calling { try storage.save(Data(bytes)) }
                     // The storage touched the signal file; under the locks nobody else did since.
                     if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
                     return result
@@ -184,44 +156,55 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// One change of a versioned storage's document: applied to the version held, saved by
+    private func modifyFile<Result>(
+        _ file: CacheFile, _ state: inout State, timeout: Double, _ body: (inout TokenStore) throws -> Result
+    ) throws -> Result {
+        let target = try file.writeTarget()
+        try file.checkTarget(target)
+        try file.checkOwnership(target)
+        try file.prepareFolder(for: target)
+        let lockPath = CacheFile.lockPath(for: target)
+        let locks = try CacheFileLocks(lockPath: lockPath, extensionsFor: file.path, timeout: timeout)
+        defer { withExtendedLifetime(locks) {} }
+        if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
+            try reload(file, &state, underLocks: true)
+        }
+        let result = try body(&state.store)
+        state.fingerprint = try file.save(state.store, to: target) {
+            guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: lockPath) }
+        }
+        return result
+    }
+
+    /// One change of a shared storage's document: applied to the version held, saved by
     /// compare-and-set, and on a conflict applied again to the newer document
-    /// (``VersionedWriteDecision``). Under a refresh lease (``RefreshLeaseScope``) the save is
-    /// fenced by it.
+    /// (``VersionedWriteDecision``); under a refresh lease (``RefreshLeaseScope``) fenced by it.
     private func modifyVersioned<Result>(
         _ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State,
         _ body: (inout TokenStore) throws -> Result
     ) throws -> Result {
-        let lease = RefreshLeaseScope.current
         let start = Self.monotonicSeconds()
         var attempt = 1
         while true {
             if !state.loaded { try reloadVersioned(storage, key: key, &state) }
             let result: Result
-            var bytes: [UInt8]
+            let outcome: MSALCacheSaveOutcome
             do {
                 result = try body(&state.store)
                 removeLapsedAccounts(&state, storage)
-                bytes = CacheDocument.write(state.store)
-                if let key {
-                    bytes = try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
+                let bytes = try Self.document(state.store, key: key, storage)
+                outcome = try Self.calling {
+                    try storage.save(Data(bytes), replacingVersion: state.version, lease: RefreshLeaseScope.current)
                 }
             } catch {
                 // The store may hold part of a change that is not stored: read it again next time.
                 state.loaded = false
                 throw error
             }
-            let outcome: MSALCacheSaveOutcome
-            do {
-                outcome = try storage.save(Data(bytes), replacingVersion: state.version, lease: lease)
-            } catch {
-                state.loaded = false
-                throw CacheStorageError.customStorage(error)
-            }
-            let decision = VersionedWriteDecision.decide(
+            switch VersionedWriteDecision.decide(
                 outcome, attempt: attempt, elapsed: Self.monotonicSeconds() - start, timeout: lockTimeout,
                 jitter: Double.random(in: 0..<1))
-            switch decision {
+            {
             case .done(let version):
                 state.version = version
                 state.versionCheckedAt = Self.monotonicSeconds()
@@ -264,26 +247,6 @@ package final class TokenCache: Sendable {
         Double(FileSystem.coarseMonotonicNanoseconds()) / 1e9
     }
 
-    private func modifyFile<Result>(
-        _ file: CacheFile, _ state: inout State, timeout: Double, _ body: (inout TokenStore) throws -> Result
-    ) throws -> Result {
-        let target = try file.writeTarget()
-        try file.checkTarget(target)
-        try file.checkOwnership(target)
-        try file.prepareFolder(for: target)
-        let locks = try CacheFileLocks(
-            lockPath: CacheFile.lockPath(for: target), extensionsFor: file.path, timeout: timeout)
-        defer { withExtendedLifetime(locks) {} }
-        if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
-            try reload(file, &state, underLocks: true)
-        }
-        let result = try body(&state.store)
-        state.fingerprint = try file.save(state.store, to: target) {
-            guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
-        }
-        return result
-    }
-
     private func refreshIfNeeded(_ state: inout State) throws {
         do {
             switch backend {
@@ -294,18 +257,14 @@ package final class TokenCache: Sendable {
                 let current = FileFingerprint.of(path: file.path)
                 if state.loaded && current == state.fingerprint { return }
                 if current == nil {
-                    // No file (yet, or removed): an empty cache. Reading creates nothing on disk;
-                    // the folder and lock file appear with the first write.
-                    if state.loaded && state.fingerprint == nil { return }
-                    install(TokenStore(), fingerprint: nil, &state)
+                    // No file (yet, or removed): an empty cache. Reading creates nothing on disk.
+                    if !state.loaded || state.fingerprint != nil { install(TokenStore(), fingerprint: nil, &state) }
                     return
                 }
                 try reload(file, &state, underLocks: false)
             case .custom(let storage, let key, let signal):
-                if !state.loaded {
-                    try reloadCustom(storage, key: key, signal: signal, &state)
-                } else if let signal, FileFingerprint.of(path: signal) != state.fingerprint {
-                    // Another process saved (or the signal file went): load the item again.
+                // With a signal file, the item is loaded again when another process saved.
+                if !state.loaded || signal.map({ FileFingerprint.of(path: $0) != state.fingerprint }) == true {
                     try reloadCustom(storage, key: key, signal: signal, &state)
                 }
             case .versioned(let storage, let key):
@@ -316,13 +275,7 @@ package final class TokenCache: Sendable {
                 case .serveFromMemory: return
                 case .load: try reloadVersioned(storage, key: key, &state)
                 case .checkVersion:
-                    let version: UInt64
-                    do {
-                        version = try storage.storedVersion()
-                    } catch {
-                        throw CacheStorageError.customStorage(error)
-                    }
-                    if version == state.version {
+                    if try Self.calling(storage.storedVersion) == state.version {
                         state.versionCheckedAt = now
                     } else {
                         try reloadVersioned(storage, key: key, &state)
@@ -340,19 +293,14 @@ package final class TokenCache: Sendable {
         let loaded = try file.load()
         let seen: CacheReadDecision.Seen
         switch loaded {
-        case .missing:
-            install(TokenStore(), fingerprint: nil, &state)
-            return
-        case .document(let store, let fingerprint):
-            install(store, fingerprint: fingerprint, &state)
-            return
+        case .missing: return install(TokenStore(), fingerprint: nil, &state)
+        case .document(let store, let fingerprint): return install(store, fingerprint: fingerprint, &state)
         case .emptyFile: seen = .emptyFile
         case .corrupt: seen = .corrupt
         }
         let target = try file.writeTarget()
         let canLock = underLocks || (CacheFile.canWrite(besides: target) && file.mayWriteBeside(target))
-        let decision = CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock)
-        switch (decision, loaded) {
+        switch (CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock), loaded) {
         case (.readAgainUnderLocks, _):
             let locks = try CacheFileLocks(
                 lockPath: CacheFile.lockPath(for: target), extensionsFor: file.path, timeout: lockTimeout)
@@ -380,49 +328,36 @@ package final class TokenCache: Sendable {
         state.loaded = true
     }
 
-    /// Loads a versioned storage's document into the store.
+    /// Loads a shared storage's document into the store.
     private func reloadVersioned(_ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State) throws {
         let now = Self.monotonicSeconds()
-        let document: MSALSharedCacheDocument
-        do {
-            document = try storage.loadVersioned()
-        } catch {
-            throw CacheStorageError.customStorage(error)
-        }
-        try install(document.data, key: key, binding: .storage(storage.cacheIdentity), &state)
-        state.version = document.version
-        state.versionCheckedAt = now
+        let document = try Self.calling(storage.loadVersioned)
+        try install(document.data, key: key, storage, &state)
+        (state.version, state.versionCheckedAt) = (document.version, now)
     }
 
-    /// Loads the storage's document into the store. With a signal file, its fingerprint is taken
-    /// first, so that a save after it is seen by the next read.
+    /// Loads the storage's document into the store; the signal file's fingerprint is taken first,
+    /// so that a save after it is seen by the next read.
     private func reloadCustom(
         _ storage: any MSALCacheStorage, key: [UInt8]?, signal: String?, _ state: inout State
     ) throws {
         let fingerprint = signal.flatMap { FileFingerprint.of(path: $0) }
-        let data: Data?
-        do {
-            data = try storage.load()
-        } catch {
-            throw CacheStorageError.customStorage(error)
-        }
-        try install(data, key: key, binding: .storage(storage.cacheIdentity), &state)
+        try install(try Self.calling(storage.load), key: key, storage, &state)
         state.fingerprint = fingerprint
     }
 
-    /// Decrypts and decodes a document of the app's storage into the store. With a key, only
-    /// this library's ciphertext for `binding` (or nothing) is accepted: anyone who can write to
-    /// a shared storage could otherwise plant a plaintext document whose tokens would be served,
-    /// and whose trace the next save would encrypt away.
-    private func install(
-        _ data: Data?, key: [UInt8]?, binding: CacheEncryption.Binding, _ state: inout State
-    ) throws {
+    /// Decrypts and reads a document of the app's storage into the store. With a key, only this
+    /// library's ciphertext for the storage (or nothing) is accepted: anyone who can write to a
+    /// shared storage could otherwise plant a plaintext document whose tokens would be served, and
+    /// whose trace the next save would encrypt away.
+    private func install(_ data: Data?, key: [UInt8]?, _ storage: any MSALCacheStorage, _ state: inout State) throws {
         var bytes = data.map { [UInt8]($0) } ?? []
         if CacheEncryption.isEncrypted(bytes) {
-            guard let key, let plaintext = CacheEncryption.open(bytes, key: key, for: binding) else {
+            guard let key, let plain = CacheEncryption.open(bytes, key: key, for: .storage(storage.cacheIdentity))
+            else {
                 throw CacheStorageError.cannotDecrypt(path: "(custom storage)", keyConfigured: key != nil)
             }
-            bytes = plaintext
+            bytes = plain
         } else if key != nil, !CacheDocument.isBlank(bytes) {
             throw CacheStorageError.notEncrypted
         }
@@ -435,5 +370,23 @@ package final class TokenCache: Sendable {
             state.store = TokenStore()
         }
         state.loaded = true
+    }
+
+    /// The result of a call of the app's storage, its failure as the storage's.
+    private static func calling<Result>(_ body: () throws -> Result) throws(CacheStorageError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw .customStorage(error)
+        }
+    }
+
+    /// The document of `store` for the app's storage, sealed for it when there is a key.
+    private static func document(_ store: TokenStore, key: [UInt8]?, _ storage: any MSALCacheStorage) throws
+        -> [UInt8]
+    {
+        let bytes = CacheDocument.write(store)
+        guard let key else { return bytes }
+        return try CacheEncryption.seal(bytes, key: key, for: .storage(storage.cacheIdentity))
     }
 }

@@ -24,8 +24,8 @@ enum VersionedWriteDecision: Equatable, Sendable {
     /// Another writer saved first: load the newer document, apply the change again (after
     /// `pauseMilliseconds`, to let a burst of writers spread out).
     case reloadAndRetry(pauseMilliseconds: Int)
-    /// Conflicts for longer than the cache's lock timeout: fail the change (the caller's call
-    /// fails with an error), as a file cache does when its lock stays busy.
+    /// Conflicts for longer than the cache's lock timeout: the change fails, as a file cache's does
+    /// when its lock stays busy.
     case giveUp
     /// Fenced (the refresh lease was lost): the change is dropped, the document reloaded.
     case dropFenced

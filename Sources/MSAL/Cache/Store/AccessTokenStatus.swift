@@ -1,3 +1,5 @@
+import Foundation
+
 /// What an access token is good for at a given time (reference §5, acquireTokenSilent step 1).
 package enum AccessTokenStatus: Equatable, Sendable {
     /// Usable; `refreshNeeded` when `refresh_on` has passed (or `cached_at` is in the future), in
@@ -10,10 +12,8 @@ package enum AccessTokenStatus: Equatable, Sendable {
     case expired
 
     /// The status at `now` (epoch seconds) with `buffer` seconds of safety before `expires_on`
-    /// (``MSALPublicClientApplicationConfig``'s `tokenExpirationBuffer`, 300 by default).
-    ///
-    /// Expired iff `expires_on < now + buffer` or `cached_at > now`. A token without
-    /// `expires_on` is expired.
+    /// (`tokenExpirationBuffer`, 300 by default): expired iff `expires_on < now + buffer` (or there
+    /// is none) or `cached_at > now`.
     package init(_ token: borrowing CacheAccessToken, now: Int64, buffer: Int64) {
         let cachedInFuture = (token.cachedAt ?? 0) > now
         guard let expiresOn = token.expiresOn, expiresOn >= now + buffer, !cachedInFuture else {
@@ -26,5 +26,21 @@ package enum AccessTokenStatus: Equatable, Sendable {
         }
         let refreshDue = token.refreshOn.map { $0 < now } ?? false
         self = .valid(refreshNeeded: refreshDue || cachedInFuture)
+    }
+}
+
+extension AccessTokenStatus {
+    /// The status at `now` with `buffer` seconds of safety, decided as at full precision: a cached
+    /// token's times are whole seconds, so `now` is rounded up (a token with 299.4 seconds left is
+    /// inside a 300-second buffer), and so is a buffer with a fraction.
+    init(_ token: borrowing CacheAccessToken, at now: Date, buffer: TimeInterval) {
+        self.init(token, now: Self.wholeSecondAtOrAfter(now), buffer: Int64(max(0, buffer).rounded(.up)))
+    }
+
+    /// `now` in Unix seconds, rounded up (bounded so that the conversion cannot trap).
+    static func wholeSecondAtOrAfter(_ now: Date) -> Int64 {
+        let seconds = now.timeIntervalSince1970.rounded(.up)
+        guard seconds.isFinite else { return 0 }
+        return Int64(min(max(seconds, -1e15), 1e15))
     }
 }

@@ -1,8 +1,6 @@
 /// Whether an account of a shared cache has lapsed: nothing can be acquired for it silently any
-/// more, so its entries may go (``TokenStore/removeLapsedAccounts(now:unusedLifetime:)``).
-///
-/// Decided from the times its entries carry, and only from what this library understands: an
-/// entry whose age or expiry it cannot tell keeps the account.
+/// more, so its entries may go (``TokenStore/removeLapsedAccounts(now:unusedLifetime:)``). Decided
+/// from the times its entries carry; an entry whose age or expiry it cannot tell keeps the account.
 enum AccountLapse: Equatable, Sendable {
     /// An access token can still be served (or its expiry is unknown).
     case keepUsableAccessToken

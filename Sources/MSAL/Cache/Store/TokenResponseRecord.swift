@@ -39,8 +39,7 @@ package struct TokenResponseRecord: Sendable {
     var refreshTokenExpiresOn: Int64?
     /// The response's `foci` (`"1"` for the Microsoft family); `nil` when absent.
     var foci: String?
-    /// The RFC 8707 resource indicator of the request: the access token is then kept for that
-    /// resource only, outside the `AccessToken` section (``TokenStore/saveResourceAccessToken(_:secret:)``).
+    /// The RFC 8707 resource indicator of the request: the access token is kept for it only.
     var resource: String?
 
     /// An authority map entry to remember for the account (request authority → answering

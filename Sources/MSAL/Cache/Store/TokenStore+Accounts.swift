@@ -22,32 +22,19 @@ struct CachedAccountSummary: Sendable, Equatable {
 /// The filters of ``MSALAccountEnumerationParameters``: all case-insensitive.
 struct AccountQuery: Sendable {
     /// The home account id (`MSALAccount.identifier`).
-    var identifier: String?
-    var username: String?
+    var identifier: String? = nil
+    var username: String? = nil
     /// A tenant profile's local account id (`oid`).
-    var tenantProfileIdentifier: String?
+    var tenantProfileIdentifier: String? = nil
     /// Keep only accounts that have a refresh token for the client or its family, or are marked
     /// `signed_in` for the client. Accounts `signed_out` for the client are always left out.
     var returnOnlySignedInAccounts = true
-
-    init(
-        identifier: String? = nil, username: String? = nil, tenantProfileIdentifier: String? = nil,
-        returnOnlySignedInAccounts: Bool = true
-    ) {
-        self.identifier = identifier
-        self.username = username
-        self.tenantProfileIdentifier = tenantProfileIdentifier
-        self.returnOnlySignedInAccounts = returnOnlySignedInAccounts
-    }
 }
 
 extension TokenStore {
-    /// The accounts matching `query` for `clientId`, merged per home account id.
-    ///
-    /// - Parameters:
-    ///   - environments: the cloud's environment aliases; `nil` for all environments.
-    ///   - familyId: the client's family (see ``familyId(environments:clientId:)``), for the
-    ///     signed-in test; empty for none.
+    /// The accounts matching `query` for `clientId`, merged per home account id, in
+    /// `environments` (a cloud's aliases; `nil`: all); `familyId` is the client's family (empty:
+    /// none), for the signed-in test.
     func accounts(clientId: String, familyId: String, environments: [String]?, query: AccountQuery)
         -> [CachedAccountSummary]
     {
@@ -60,16 +47,9 @@ extension TokenStore {
         } else {
             candidates = homeAccountIds.sorted()
         }
-        var results: [CachedAccountSummary] = []
-        for homeAccountId in candidates {
-            guard
-                let summary = summary(
-                    homeAccountId: homeAccountId, clientId: clientId, familyId: familyId, environments: environments,
-                    query: query)
-            else { continue }
-            results.append(summary)
+        return candidates.compactMap {
+            summary(homeAccountId: $0, clientId: clientId, familyId: familyId, environments: environments, query: query)
         }
-        return results
     }
 
     private func summary(
@@ -83,17 +63,12 @@ extension TokenStore {
                 (environments.firstIndex(of: $0.environment) ?? 0) < (environments.firstIndex(of: $1.environment) ?? 0)
             }
         }
-        guard !records.isEmpty else { return nil }
-        if let username = query.username,
-            !records.contains(where: { $0.username.lowercased() == username.lowercased() })
-        {
-            return nil
+        let matches = { (wanted: String?, value: (CacheAccount) -> String) in
+            wanted.map { wanted in records.contains { value($0).lowercased() == wanted.lowercased() } } ?? true
         }
-        if let tenantProfile = query.tenantProfileIdentifier,
-            !records.contains(where: { $0.localAccountId.lowercased() == tenantProfile.lowercased() })
-        {
-            return nil
-        }
+        guard !records.isEmpty, matches(query.username, \.username),
+            matches(query.tenantProfileIdentifier, \.localAccountId)
+        else { return nil }
         if query.returnOnlySignedInAccounts
             && !isSignedIn(
                 homeAccountId: homeAccountId, clientId: clientId, familyId: familyId, environments: environments)
@@ -103,23 +78,24 @@ extension TokenStore {
         return Self.summary(records, idTokens: entities(CacheIdToken.self, of: homeAccountId).map(\.entity), clientId)
     }
 
-    /// The account of `homeAccountId` as a cache hit's result shows it, and the client's id
-    /// token for `realm` (trying `environments` in order): one look at the account's entries.
+    /// The account as a cache hit's result shows it, and the client's id token for `realm`.
     func accountAndIdToken(homeAccountId: String, clientId: String, environments: [String], realm: String) -> (
         account: CachedAccountSummary?, idToken: String?
     ) {
         var records: [(key: String, account: CacheAccount)] = []
         var idTokens: [CacheIdToken] = []
-        forEach(CacheAccount.self, of: homeAccountId) { records.append(($0, $1)) }
-        forEach(CacheIdToken.self, of: homeAccountId) { idTokens.append($1) }
-        let idToken = idTokens.filter { $0.realm == realm && $0.clientId == clientId }
-            .min {
-                (environments.firstIndex(of: $0.environment) ?? .max)
-                    < (environments.firstIndex(of: $1.environment) ?? .max)
-            }
-            .flatMap { environments.contains($0.environment) ? $0.secret : nil }
+        for entry in index[homeAccountId] ?? [] {
+            if entry.section == .account, let record = accounts[entry.key] { records.append((entry.key, record)) }
+            if entry.section == .idToken, let token = self.idTokens[entry.key] { idTokens.append(token) }
+        }
+        var idToken: (rank: Int, secret: String)?
+        for token in idTokens where token.realm == realm && token.clientId == clientId {
+            guard let rank = environments.firstIndex(of: token.environment), rank < idToken?.rank ?? .max
+            else { continue }
+            idToken = (rank, token.secret)
+        }
         if records.count > 1 { records.sort { $0.key < $1.key } }
-        return (Self.summary(records.map(\.account), idTokens: idTokens, clientId), idToken)
+        return (Self.summary(records.map(\.account), idTokens: idTokens, clientId), idToken?.secret)
     }
 
     /// An account's records (tenant profiles) merged, the first of each realm, each with its id
@@ -133,9 +109,15 @@ extension TokenStore {
         for record in records
         where !profiles.contains(where: { ASCII.equalsIgnoringCase($0.account.realm, record.realm) }) {
             let isHome = homeTenant.map { ASCII.equalsIgnoringCase($0, record.realm) } ?? true
-            let idToken = idTokens.filter { $0.environment == record.environment && $0.realm == record.realm }
-                .min { ($0.clientId == clientId ? "" : $0.clientId) < ($1.clientId == clientId ? "" : $1.clientId) }
-            profiles.append(CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: idToken?.secret))
+            // The client's own, else the first by client id.
+            var best: Int?
+            for index in idTokens.indices
+            where idTokens[index].environment == record.environment && idTokens[index].realm == record.realm {
+                let rank = { (token: CacheIdToken) in token.clientId == clientId ? "" : token.clientId }
+                if best.map({ rank(idTokens[index]) < rank(idTokens[$0]) }) ?? true { best = index }
+            }
+            profiles.append(
+                CachedTenantProfile(account: record, isHomeTenant: isHome, idToken: best.map { idTokens[$0].secret }))
         }
         let primary = profiles.first(where: \.isHomeTenant) ?? profiles[0]
         return CachedAccountSummary(

@@ -2,10 +2,8 @@
 /// account id) and looks at that account's few entries, trying the environment aliases in order.
 extension TokenStore {
     /// The access token of the account for `realm` and `clientId` whose target contains every
-    /// scope in `scopes` (compared case-insensitively), trying `environments` in order. Among
-    /// several, the one that expires last.
-    ///
-    /// - Parameter scopes: the requested scopes, **already lowercased** (``lowercasedScopes(_:)``).
+    /// scope in `scopes` (**already lowercased**, ``lowercasedScopes(_:)``), trying `environments`
+    /// in order; of several, the one that expires last.
     package func accessToken(
         homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
         tokenType: String? = nil
@@ -42,24 +40,25 @@ extension TokenStore {
         scopes.map { $0.lowercased() }.filter { !$0.isEmpty }
     }
 
-    /// The app's refresh token for the account: `client_id` equal to `clientId`, newest first.
+    /// The app's refresh token for the account, the newest.
     func refreshToken(homeAccountId: String, environments: [String], clientId: String) -> CacheRefreshToken? {
-        newestRefreshToken(homeAccountId, environments) { $0.clientId == clientId }
-    }
-
-    /// A family refresh token for the account: any refresh token whose `family_id` is `familyId`
-    /// (whichever family client stored it), the most recently modified first.
-    func familyRefreshToken(homeAccountId: String, environments: [String], familyId: String) -> CacheRefreshToken? {
-        guard !familyId.isEmpty else { return nil }
-        return newestRefreshToken(homeAccountId, environments) { $0.familyId == familyId }
-    }
-
-    private func newestRefreshToken(
-        _ homeAccountId: String, _ environments: [String], _ matches: (CacheRefreshToken) -> Bool
-    ) -> CacheRefreshToken? {
-        best(CacheRefreshToken.self, of: homeAccountId, environments, where: matches) {
+        best(CacheRefreshToken.self, of: homeAccountId, environments) {
+            $0.clientId == clientId
+        } by: {
             $0.modificationSeconds < $1.modificationSeconds
         }
+    }
+
+    /// A refresh token of the account's whose `family_id` is `familyId` (whichever family client
+    /// stored it), the newest.
+    func familyRefreshToken(homeAccountId: String, environments: [String], familyId: String) -> CacheRefreshToken? {
+        familyId.isEmpty
+            ? nil
+            : best(CacheRefreshToken.self, of: homeAccountId, environments) {
+                $0.familyId == familyId
+            } by: {
+                $0.modificationSeconds < $1.modificationSeconds
+            }
     }
 
     package func idToken(homeAccountId: String, environments: [String], realm: String, clientId: String)
@@ -89,16 +88,12 @@ extension TokenStore {
     }
 
     /// The family to look family refresh tokens up in: the app metadata's `family_id` when app
-    /// metadata exists (empty: none), else `"1"`.
-    func familyId(environments: [String], clientId: String) -> String {
-        guard let metadata = appMetadata(environments: environments, clientId: clientId) else { return "1" }
-        return metadata.familyId ?? ""
-    }
-
-    /// The family of `clientId` in any cloud, else the default family.
-    func familyId(clientId: String) -> String {
-        guard let metadata = appMetadata.values.first(where: { $0.clientId == clientId }) else { return "1" }
-        return metadata.familyId ?? ""
+    /// metadata exists (empty: none), else `"1"`; in `environments`, or any cloud when `nil`.
+    func familyId(environments: [String]? = nil, clientId: String) -> String {
+        let metadata =
+            environments.map { appMetadata(environments: $0, clientId: clientId) }
+            ?? appMetadata.values.first { $0.clientId == clientId }
+        return metadata.map { $0.familyId ?? "" } ?? "1"
     }
 
     func signInState(clientId: String, homeAccountId: String) -> SignInState {

@@ -1,32 +1,21 @@
 /// Removing accounts and signing out (reference §5 removeAccount / signout).
 extension TokenStore {
-    /// `removeAccount`: deletes the account's access tokens, id tokens and app refresh tokens of
-    /// `clientId` in `environments` (all environments when `nil`); keeps refresh tokens that
-    /// carry a `family_id` (other family apps use them) and the Account records; marks the
-    /// account `signed_out` for the client, so it leaves `allAccounts` and silent calls fail
-    /// with interaction required.
-    mutating func removeAccount(homeAccountId: String, clientId: String, environments: [String]?) {
-        let inScope = { (environment: String) in environments?.contains(environment) ?? true }
-        removeAll(CacheAccessToken.self, of: homeAccountId) { inScope($0.environment) && $0.clientId == clientId }
-        removeAll(CacheIdToken.self, of: homeAccountId) { inScope($0.environment) && $0.clientId == clientId }
-        removeAll(CacheRefreshToken.self, of: homeAccountId) {
-            inScope($0.environment) && $0.clientId == clientId && !$0.isFamilyToken
-        }
-        removeResourceAccessTokens {
-            $0.homeAccountId == homeAccountId && $0.clientId == clientId && inScope($0.environment)
-        }
+    /// `removeAccount`: deletes the account's access, id and refresh tokens of `clientId`, but the
+    /// refresh tokens carrying a `family_id` (other family apps use them) and the Account records;
+    /// the account is `signed_out` for the client: gone from `allAccounts`, silent calls fail.
+    mutating func removeAccount(homeAccountId: String, clientId: String) {
+        removeAll(CacheAccessToken.self, of: homeAccountId) { $0.clientId == clientId }
+        removeAll(CacheIdToken.self, of: homeAccountId) { $0.clientId == clientId }
+        removeAll(CacheRefreshToken.self, of: homeAccountId) { $0.clientId == clientId && !$0.isFamilyToken }
+        removeResourceAccessTokens { $0.homeAccountId == homeAccountId && $0.clientId == clientId }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
     /// Sign-out with `wipeAccount`: every credential of the account for every client, and its
-    /// Account records, in `environments` (all when `nil`); the account is `signed_out` for `clientId`.
-    mutating func wipeAccount(homeAccountId: String, clientId: String, environments: [String]?) {
-        let inScope = { (environment: String) in environments?.contains(environment) ?? true }
-        removeAll(CacheAccessToken.self, of: homeAccountId) { inScope($0.environment) }
-        removeAll(CacheIdToken.self, of: homeAccountId) { inScope($0.environment) }
-        removeAll(CacheRefreshToken.self, of: homeAccountId) { inScope($0.environment) }
-        removeAll(CacheAccount.self, of: homeAccountId) { inScope($0.environment) }
-        removeResourceAccessTokens { $0.homeAccountId == homeAccountId && inScope($0.environment) }
+    /// Account records; the account is `signed_out` for `clientId`.
+    mutating func wipeAccount(homeAccountId: String, clientId: String) {
+        removeEntities(of: homeAccountId)
+        removeResourceAccessTokens { $0.homeAccountId == homeAccountId }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
@@ -36,6 +25,14 @@ extension TokenStore {
     mutating func wipeAllAccounts() {
         removeAllEntities()
         removeResourceAccessTokens { _ in true }
+    }
+
+    /// Removes the account's tokens and records.
+    private mutating func removeEntities(of homeAccountId: String) {
+        removeAll(CacheAccessToken.self, of: homeAccountId)
+        removeAll(CacheIdToken.self, of: homeAccountId)
+        removeAll(CacheRefreshToken.self, of: homeAccountId)
+        removeAll(CacheAccount.self, of: homeAccountId)
     }
 
     /// Removes the account's entities of `type` that `predicate` selects.
@@ -48,25 +45,15 @@ extension TokenStore {
 
 /// Removing the accounts of a shared cache that nothing can be acquired for any more.
 extension TokenStore {
-    /// Removes every account that lapsed at `now` (``AccountLapse``): its access tokens, refresh
-    /// tokens, id tokens and Account records, and its account metadata for every client. Entries
-    /// this library does not understand stay, whoever they belong to.
-    ///
-    /// - Parameters:
-    ///   - now: epoch seconds.
-    ///   - unusedLifetime: seconds a refresh token stays redeemable unused (more than 0).
-    /// - Returns: the home account ids removed.
+    /// Removes every account that lapsed at `now` (epoch seconds; ``AccountLapse``), its tokens,
+    /// records and account metadata, where refresh tokens stay redeemable for `unusedLifetime`
+    /// seconds unused. Entries this library does not understand stay. Returns the ids removed.
     @discardableResult
     package mutating func removeLapsedAccounts(now: Int64, unusedLifetime: Int64) -> [String] {
         let lapsed = homeAccountIds.filter { homeAccountId in
             AccountLapse.decide(lapseEvidence(homeAccountId), now: now, unusedLifetime: unusedLifetime).removes
         }
-        for homeAccountId in lapsed {
-            removeAll(CacheAccessToken.self, of: homeAccountId)
-            removeAll(CacheRefreshToken.self, of: homeAccountId)
-            removeAll(CacheIdToken.self, of: homeAccountId)
-            removeAll(CacheAccount.self, of: homeAccountId)
-        }
+        for homeAccountId in lapsed { removeEntities(of: homeAccountId) }
         let removed = Set(lapsed)
         removeAccountMetadata(of: removed)
         removeResourceAccessTokens { removed.contains($0.homeAccountId) }
@@ -77,8 +64,7 @@ extension TokenStore {
     private func lapseEvidence(_ homeAccountId: String) -> AccountLapse.Evidence {
         var evidence = AccountLapse.Evidence()
         func saw(_ moment: Int64?) {
-            guard let moment else { return }
-            evidence.lastActivity = max(evidence.lastActivity ?? moment, moment)
+            if let moment { evidence.lastActivity = max(evidence.lastActivity ?? moment, moment) }
         }
         for (_, token) in entities(CacheAccessToken.self, of: homeAccountId) {
             saw(token.cachedAt)

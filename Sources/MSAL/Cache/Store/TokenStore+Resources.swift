@@ -1,22 +1,9 @@
-/// Access tokens asked for with an RFC 8707 resource indicator.
-///
-/// Such a token is for one resource (its audience), whatever its scopes say, so it is never kept
-/// in the `AccessToken` section: MSAL for Python, MSAL.NET and others look there by scopes alone
-/// and would hand it to a request for another resource. It is kept in a top-level section of
-/// this library's own, `MSALResourceAccessToken`, which other libraries keep as it is:
-///
-///     "MSALResourceAccessToken": {
-///       "<access token key>-<resource>": {
-///         "home_account_id": ..., "environment": ..., "credential_type": "AccessToken",
-///         "client_id": ..., "realm": ..., "target": ..., "secret": ..., "token_type": ...,
-///         "cached_at": "...", "expires_on": "...", "extended_expires_on": "...",
-///         "refresh_on": "...", "resource": "https://mcp.example.com/mcp"
-///       }
-///     }
-///
-/// The key is the `AccessToken` key (lowercased) followed by the resource as given: two resources
-/// never share an entry. An entry of the section that is not such an object is kept as it is; a
-/// section that is not an object is left alone and nothing is cached in it.
+/// Access tokens asked for with an RFC 8707 resource indicator. Such a token is for one resource,
+/// whatever its scopes say, so it is never kept in the `AccessToken` section (where every MSAL
+/// looks by scopes alone) but in this library's own top-level section `MSALResourceAccessToken`,
+/// which other libraries keep as it is: each an `AccessToken` entry plus `"resource"`, under the
+/// access token's key followed by `-<resource>`. An entry that is not such a token is kept as it
+/// is; a section that is not an object is left alone and nothing is cached in it.
 extension TokenStore {
     /// The name of the section.
     static let resourceSectionName = "MSALResourceAccessToken"
@@ -68,20 +55,13 @@ extension TokenStore {
                 && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
             return !(sameSlot && CacheScopes.intersects(token.target, lowercased: lowercased))
         }
-        let key =
-            [record.homeAccountId, record.environment, "accesstoken", record.clientId, record.realm, target]
-            .joined(separator: "-").lowercased() + "-" + resource
-        var entry: [String: JSONValue] = [
-            "home_account_id": .string(record.homeAccountId), "environment": .string(record.environment),
-            "credential_type": "AccessToken", "client_id": .string(record.clientId), "realm": .string(record.realm),
-            "target": .string(target), "secret": .string(secret), "cached_at": .string(String(record.cachedAt)),
-            "expires_on": .string(String(record.expiresOn)),
-            "extended_expires_on": .string(String(record.extendedExpiresOn ?? record.expiresOn)),
-            "resource": .string(resource),
-        ]
-        if let tokenType = record.tokenType { entry["token_type"] = .string(tokenType) }
-        if let refreshOn = record.refreshOn { entry["refresh_on"] = .string(String(refreshOn)) }
-        entries[key] = .object(entry)
+        var token = CacheAccessToken(
+            homeAccountId: record.homeAccountId, environment: record.environment, clientId: record.clientId,
+            realm: record.realm, target: target, secret: secret, tokenType: record.tokenType,
+            cachedAt: record.cachedAt, expiresOn: record.expiresOn,
+            extendedExpiresOn: record.extendedExpiresOn ?? record.expiresOn, refreshOn: record.refreshOn)
+        token.unknown.append(rawName: #""resource""#, rawValue: JSONValue.string(resource).serializedString())
+        entries[token.key + "-" + resource] = CacheDocument.json(of: token)
         setUnknownSection(named: Self.resourceSectionName, rawValue: JSONValue.object(entries).serializedString())
     }
 
@@ -97,16 +77,6 @@ extension TokenStore {
 
     /// An entry of the section as a token; `nil` when it lacks what a token needs.
     private static func resourceToken(_ value: JSONValue) -> CacheAccessToken? {
-        guard let homeAccountId = value["home_account_id"]?.stringValue,
-            let environment = value["environment"]?.stringValue, let clientId = value["client_id"]?.stringValue,
-            let realm = value["realm"]?.stringValue, let target = value["target"]?.stringValue,
-            let secret = value["secret"]?.stringValue, value["resource"]?.stringValue != nil
-        else { return nil }
-        func seconds(_ name: String) -> Int64? { value[name]?.stringValue.flatMap { Int64($0) } }
-        return CacheAccessToken(
-            homeAccountId: homeAccountId, environment: environment, clientId: clientId, realm: realm,
-            target: target, secret: secret, tokenType: value["token_type"]?.stringValue,
-            cachedAt: seconds("cached_at"), expiresOn: seconds("expires_on"),
-            extendedExpiresOn: seconds("extended_expires_on"), refreshOn: seconds("refresh_on"))
+        value["resource"]?.stringValue == nil ? nil : CacheDocument.entity(CacheAccessToken.self, from: value)
     }
 }

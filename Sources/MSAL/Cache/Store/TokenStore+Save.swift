@@ -1,12 +1,10 @@
 /// Saving a token response, the small state changes the flows make, and how entries read from a
 /// document join the store.
 extension TokenStore {
-    /// Stores everything a token response carries, in one call: the access token, replacing the
-    /// account's tokens for the same environment, realm, client and type whose scopes intersect
-    /// the new ones; the id token; the account record; the refresh token (one per account and
-    /// client, carrying `family_id` for FOCI clients, as MSAL Python stores it); app metadata
-    /// (`family_id` from `foci`, `""` when absent); and account metadata (`signed_in`, the
-    /// authority map).
+    /// Stores everything a token response carries: the access token (in place of the account's
+    /// tokens for its environment, realm, client and type whose scopes intersect its own), the id
+    /// token, the account record, the refresh token, app metadata (`family_id` from `foci`, `""`
+    /// when absent) and account metadata (`signed_in`, the authority map).
     package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
@@ -75,14 +73,12 @@ extension TokenStore {
         put(entity, key: entity.key)
     }
 
-    /// Replaces the account record of the same home account, environment and realm, keeping
-    /// its key (another library's stays), unknown members and `client_info`.
+    /// Replaces the account record of the same slot, keeping its key, unknown members and `client_info`.
     mutating func upsert(_ account: CacheAccount) {
         upsertKeepingKey(account) { $0.clientInfo = $0.clientInfo ?? $1.clientInfo }
     }
 
-    /// Replaces the app metadata of the same environment and client, keeping its key and
-    /// unknown members.
+    /// Replaces the app metadata of the same slot, keeping its key and unknown members.
     mutating func upsert(_ metadata: CacheAppMetadata) {
         upsertKeepingKey(metadata)
     }
@@ -111,9 +107,8 @@ extension TokenStore {
         upsert(metadata)
     }
 
-    /// Deletes a refresh token the server rejected (`invalid_grant` / `bad_token`), but only
-    /// while it still holds `secret`: a token another process rotated meanwhile is kept.
-    /// Returns whether one was deleted.
+    /// Deletes a refresh token the server rejected, but only while it still holds `secret` (one
+    /// another process rotated meanwhile stays). Returns whether one was deleted.
     @discardableResult
     mutating func removeRefreshToken(homeAccountId: String, environment: String, clientId: String, secret: String)
         -> Bool

@@ -1,14 +1,10 @@
-/// The token cache in memory: for each section a dictionary from the entry's key to its entry, so
-/// two entries never share a key, and an index from home account id to the keys of the account's
-/// tokens and records (app metadata under the empty id) (as MSAL for Python's key makers name them), so that a silent lookup costs
-/// the same with one account or a hundred thousand.
-///
-/// What this library does not model stays as it was written: an entry's unknown members
-/// (``UnknownFields``), entries of the known sections it cannot read (``keptEntries``), and
-/// sections it does not know (``unknownSections``), including its own `MSALDiscovery` and
-/// `MSALResourceAccessToken`, which are edited as whole JSON values.
-///
-/// A value type without locking: ``TokenCache`` guards it.
+/// The token cache in memory: per section a dictionary from the entry's key (as MSAL for Python's
+/// key makers build it) to the entry, so two entries never share a key, and an index from home
+/// account id to the account's keys (app metadata under the empty id), so a silent lookup costs
+/// the same at one account or a hundred thousand. What this library does not model stays as it
+/// was written: unknown members (``UnknownFields``), entries it cannot read (``keptEntries``),
+/// sections it does not know (``unknownSections``, with its own `MSALDiscovery` and
+/// `MSALResourceAccessToken`, edited as JSON values). A value without locking (``TokenCache``).
 package struct TokenStore: Sendable {
     package fileprivate(set) var accessTokens: [String: CacheAccessToken] = [:]
     fileprivate(set) var refreshTokens: [String: CacheRefreshToken] = [:]
@@ -18,28 +14,23 @@ package struct TokenStore: Sendable {
     /// The `AccountMetadata` section by client id.
     private(set) var accountMetadata: [String: ClientMetadata] = [:]
     /// Home account id → the sections and keys of the account's entries.
-    private var index: [String: [(section: CacheSection, key: String)]] = [:]
-    /// Entries of the known sections that this library cannot model (another program's shape, or
-    /// damaged), by section and key: their text as read, `"key":value`. Never returned by a query,
-    /// written back by every save; an entry of ours written under the same key replaces one.
+    private(set) var index: [String: [(section: CacheSection, key: String)]] = [:]
+    /// Entries of the known sections this library cannot model (another program's shape, or
+    /// damaged), by section and key: their text as read, `"key":value`, written back as it is.
     var keptEntries: [CacheSection: [String: String]] = [:]
-    /// Known sections whose value is not a JSON object, as read: written back while this library
-    /// has nothing to write in them.
+    /// Known sections whose value is not an object, as read (written back while they are empty).
     var unusableSections: [CacheSection: String] = [:]
     /// Top-level sections this library does not model as entries, as read, in document order.
     private(set) var unknownSections: [(name: String, rawValue: String)] = []
 
-    /// One client's object of the `AccountMetadata` section.
+    /// One client's object of the `AccountMetadata` section: its records by home account id, those
+    /// this library cannot read as their text (`"id":value`), and the object's other members.
     struct ClientMetadata: Sendable {
-        /// By home account id.
         var records: [String: CacheAccountMetadata] = [:]
-        /// Records this library cannot read, by home account id: their text as read, `"id":value`.
         var keptRecords: [String: String] = [:]
-        /// The object's other members.
         var unknown = UnknownFields.none
     }
 
-    /// An empty cache.
     package init() {}
 
     /// How many entities of each kind it holds, for tests and logs.
@@ -91,26 +82,22 @@ package struct TokenStore: Sendable {
     /// place of any entry of the section there. Returns whether one was replaced.
     @discardableResult
     mutating func keep(_ raw: String, key: String, in section: CacheSection) -> Bool {
-        var replaced = keptEntries[section, default: [:]].updateValue(raw, forKey: key) != nil
-        switch section {
-        case .accessToken: replaced = removing(CacheAccessToken.self, key) || replaced
-        case .refreshToken: replaced = removing(CacheRefreshToken.self, key) || replaced
-        case .idToken: replaced = removing(CacheIdToken.self, key) || replaced
-        case .account: replaced = removing(CacheAccount.self, key) || replaced
-        case .appMetadata: replaced = removing(CacheAppMetadata.self, key) || replaced
-        case .accountMetadata: replaced = accountMetadata.removeValue(forKey: key) != nil || replaced
-        }
-        return replaced
+        let replaced = keptEntries[section, default: [:]].updateValue(raw, forKey: key) != nil
+        let removed =
+            switch section {
+            case .accessToken: removing(CacheAccessToken.self, key)
+            case .refreshToken: removing(CacheRefreshToken.self, key)
+            case .idToken: removing(CacheIdToken.self, key)
+            case .account: removing(CacheAccount.self, key)
+            case .appMetadata: removing(CacheAppMetadata.self, key)
+            case .accountMetadata: accountMetadata.removeValue(forKey: key) != nil
+            }
+        return replaced || removed
     }
 
     private mutating func removing<Entity: StoredEntity>(_ type: Entity.Type, _ key: String) -> Bool {
         defer { remove(type, key: key) }
         return self[keyPath: Entity.table][key] != nil
-    }
-
-    /// The keys of an account's entities of `type`.
-    func keys<Entity: StoredEntity>(_ type: Entity.Type, of homeAccountId: String) -> [String] {
-        index[homeAccountId]?.compactMap { $0.section == Entity.section ? $0.key : nil } ?? []
     }
 
     /// An account's entities of `type`, with their keys.
@@ -142,7 +129,10 @@ package struct TokenStore: Sendable {
         accountMetadata[clientId]?.records[homeAccountId]
     }
 
+    /// Sets a record of the `AccountMetadata` section; a client object of another shape under its
+    /// client id gives way (its key is ours now).
     mutating func upsert(_ record: CacheAccountMetadata) {
+        keptEntries[.accountMetadata]?[record.clientId] = nil
         accountMetadata[record.clientId, default: ClientMetadata()].records[record.homeAccountId] = record
         accountMetadata[record.clientId]?.keptRecords[record.homeAccountId] = nil
     }
