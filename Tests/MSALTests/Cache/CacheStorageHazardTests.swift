@@ -127,7 +127,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let waiter = Locked<FileLock?>(nil)
         let done = expectation(description: "locked")
         Thread.detachNewThread {
-            let lock = try? FileLock(path: lockPath, timeout: 20)
+            let lock = try? FileLock.take(path: lockPath, timeout: 20)
             waiter.withLock { $0 = lock }
             done.fulfill()
         }

@@ -53,20 +53,19 @@ final class RefreshLock: Sendable {
     }
 
     private func acquire(_ file: RecordLockFile, offset: Int64, timeout: TimeInterval) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        var pause = 2
-        while true {
+        var wait = LockWait(timeout: timeout, backoff: .refreshLock)
+        var failed = false
+        let taken = try await wait.suspending { () -> LockWait.Attempt<Bool> in
             do {
-                if try file.tryLock(byte: offset) { return true }
+                return try file.tryLock(byte: offset) ? .taken(true) : .wait(.refreshLock)
             } catch {
-                return false
+                failed = true
+                return .taken(false)
             }
-            guard Date() < deadline else {
-                Log.warning("Another process held the refresh lock too long; refreshing anyway")
-                return false
-            }
-            try await Task.sleep(for: .milliseconds(pause))
-            pause = min(pause * 2, 50)
         }
+        if taken == nil, !failed {
+            Log.warning("Another process held the refresh lock too long; refreshing anyway")
+        }
+        return taken ?? false
     }
 }
