@@ -13,6 +13,10 @@ import MSALNative
 /// - ``modify(_:)`` is one read-modify-write: it holds the cross-process locks
 ///   (``CacheFileLocks``), re-reads the file if it changed, applies the change, and writes the
 ///   file atomically. Two processes saving concurrently therefore never lose each other's tokens.
+/// - Waiting for those locks (another process may hold them for seconds) happens before the
+///   cache's in-process lock is taken, so reads are answered meanwhile. The async ``read(_:)`` and
+///   ``modify(_:)`` wait suspended; ``readBlocking(_:)`` and ``modifyBlocking(_:)``, for
+///   synchronous API only, block their calling thread.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
 package final class TokenCache: Sendable {
@@ -139,18 +143,13 @@ package final class TokenCache: Sendable {
     /// Runs `body` on the current cache contents. Should the file have to be read again under
     /// its cross-process locks (it looks corrupt or empty: an in-place writer may be half-way),
     /// this thread blocks while they are busy, without holding the cache (for synchronous API).
-    package func read<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
-        try readState { state in try body(&state.store) }
+    package func readBlocking<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+        try readStateBlocking { state in try body(&state.store) }
     }
 
     /// Runs `body` on the current cache contents; a wait for the file's locks suspends the task.
-    func read<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
+    package func read<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
         try await readState { state in try body(&state.store) }
-    }
-
-    /// Runs `body` on the current contents with their ``State/generation``.
-    func readVersioned<Result>(_ body: (inout TokenStore, UInt64) throws -> Result) throws -> Result {
-        try readState { state in try body(&state.store, state.generation) }
     }
 
     /// Runs `body` on the current contents with their ``State/generation``; a wait for the
@@ -163,7 +162,7 @@ package final class TokenCache: Sendable {
     /// to wait for them outside the cache's lock.
     private struct ReadUnderLocks: Error {}
 
-    private func readState<Result>(_ body: (inout State) throws -> Result) throws -> Result {
+    private func readStateBlocking<Result>(_ body: (inout State) throws -> Result) throws -> Result {
         do {
             return try state.withLock { state in
                 try refreshIfNeeded(&state)
@@ -228,7 +227,7 @@ package final class TokenCache: Sendable {
     /// again on a fresh read when the write has to start over (its lock file was removed). A wait
     /// for the file's cross-process locks (or between attempts on a shared storage) blocks this
     /// thread, without holding the cache: readers are answered meanwhile (for synchronous API).
-    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+    package func modifyBlocking<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
         var progress = WriteProgress(timeout: lockTimeout)
         while true {
             let plan = try prepareWrite()
@@ -245,10 +244,10 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result (as the synchronous
-    /// ``modify(_:)``); waits suspend the task. A cancelled task still completes the write: it may
+    /// Runs `body` as one read-modify-write and persists the result (as
+    /// ``modifyBlocking(_:)``); waits suspend the task. A cancelled task still completes the write: it may
     /// save a refresh token the server has just rotated.
-    func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
+    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
         var progress = WriteProgress(timeout: lockTimeout)
         while true {
             let plan = try prepareWrite()
@@ -475,7 +474,7 @@ package final class TokenCache: Sendable {
 
     /// Replaces the whole contents (import, tests) and persists them.
     func replaceAll(with contents: CacheContents) throws {
-        try modify { $0 = TokenStore(contents) }
+        try modifyBlocking { $0 = TokenStore(contents) }
     }
 
     private func refreshIfNeeded(_ state: inout State) throws {
