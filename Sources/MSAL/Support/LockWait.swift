@@ -136,7 +136,7 @@ struct LockWait: Sendable, Equatable {
 
     /// Suspends for `nanoseconds` even when the task is cancelled: the sleep runs in a task of
     /// its own, which does not inherit the cancellation.
-    private static func sleepIgnoringCancellation(nanoseconds: Int64) async {
+    static func sleepIgnoringCancellation(nanoseconds: Int64) async {
         await Task.detached { try? await Task.sleep(for: .nanoseconds(nanoseconds)) }.value
     }
 }

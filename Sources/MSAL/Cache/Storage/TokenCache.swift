@@ -244,9 +244,9 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result (as
-    /// ``modifyBlocking(_:)``); waits suspend the task. A cancelled task still completes the write: it may
-    /// save a refresh token the server has just rotated.
+    /// Runs `body` as one read-modify-write and persists the result (as ``modifyBlocking(_:)``);
+    /// waits suspend the task. A cancelled task still completes the write: it may save a refresh
+    /// token the server has just rotated.
     package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
         var progress = WriteProgress(timeout: lockTimeout)
         while true {
@@ -262,13 +262,9 @@ package final class TokenCache: Sendable {
             switch try modifyHolding(locks, target: plan.target, &progress, body) {
             case .done(let result): return result
             case .again(let pause):
-                if pause > 0 { await Self.pauseIgnoringCancellation(nanoseconds: pause) }
+                if pause > 0 { await LockWait.sleepIgnoringCancellation(nanoseconds: pause) }
             }
         }
-    }
-
-    private static func pauseIgnoringCancellation(nanoseconds: Int64) async {
-        await Task.detached { try? await Task.sleep(for: .nanoseconds(nanoseconds)) }.value
     }
 
     /// Where a change stands across its attempts.
