@@ -65,6 +65,8 @@ package final class TokenCache: Sendable {
     /// The application's clock (a test clock in tests), for the lapse of accounts.
     private let now: @Sendable () -> Date
     private let state = Locked(State())
+    /// The async writers' turns: one at a time waits for the cross-process locks (``modify(_:)``).
+    private let writers = TurnQueue()
 
     init(settings: CacheSettings, now: @escaping @Sendable () -> Date = { Date() }) {
         lockTimeout = settings.lockTimeout
@@ -245,9 +247,15 @@ package final class TokenCache: Sendable {
     }
 
     /// Runs `body` as one read-modify-write and persists the result (as ``modifyBlocking(_:)``);
-    /// waits suspend the task. A cancelled task still completes the write: it may save a refresh
-    /// token the server has just rotated.
+    /// waits suspend the task. The async writers of this cache take turns (``TurnQueue``), so one
+    /// at a time waits for the cross-process locks, and its wait (the lock timeout) starts with
+    /// its turn. A cancelled task still completes the write: it may save a refresh token the
+    /// server has just rotated.
     package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
+        try await writers.withTurn { try await modifyInTurn(body) }
+    }
+
+    private func modifyInTurn<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
         var progress = WriteProgress(timeout: lockTimeout)
         while true {
             let plan = try prepareWrite()
