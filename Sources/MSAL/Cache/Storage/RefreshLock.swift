@@ -54,18 +54,15 @@ final class RefreshLock: Sendable {
 
     private func acquire(_ file: RecordLockFile, offset: Int64, timeout: TimeInterval) async throws -> Bool {
         var wait = LockWait(timeout: timeout, backoff: .refreshLock)
-        var failed = false
+        // A lock that cannot be tried (an error) is not waited for: `.taken(false)`.
         let taken = try await wait.suspending { () -> LockWait.Attempt<Bool> in
-            do {
-                return try file.tryLock(byte: offset) ? .taken(true) : .wait(.refreshLock)
-            } catch {
-                failed = true
-                return .taken(false)
-            }
+            guard let free = try? file.tryLock(byte: offset) else { return .taken(false) }
+            return free ? .taken(true) : .wait(.refreshLock)
         }
-        if taken == nil, !failed {
+        guard let taken else {
             Log.warning("Another process held the refresh lock too long; refreshing anyway")
+            return false
         }
-        return taken ?? false
+        return taken
     }
 }
