@@ -63,8 +63,8 @@ struct ResultBuilder {
     func result(
         homeAccountId: String, scope: CacheLookupScope, accessToken: String, scopes: [String],
         expiresOn: Date?, extended: Bool, correlationId: UUID
-    ) throws -> MSALResult {
-        let (account, idToken) = try context.cache.readVersioned { store, generation in
+    ) async throws -> MSALResult {
+        let (account, idToken) = try await context.cache.readVersioned { store, generation in
             parts(&store, generation: generation, homeAccountId: homeAccountId, scope: scope)
         }
         return result(

@@ -9,7 +9,7 @@ struct SignoutFlow {
         let options = parameters.snapshot
         let clientId = context.clientId
         if let homeAccountId = account.identifier {
-            try context.cache.modify { store in
+            try await context.cache.modify { store in
                 if options.wipeAll {
                     store.wipeAllAccounts()
                 } else if options.wipeAccount {
@@ -19,7 +19,7 @@ struct SignoutFlow {
                 }
             }
         } else if options.wipeAll {
-            try context.cache.modify { $0.wipeAllAccounts() }
+            try await context.cache.modify { $0.wipeAllAccounts() }
         }
         guard options.browser else { return }
 

@@ -23,7 +23,7 @@ final class CacheEntryCopyTests: XCTestCase {
     /// Reads `path` as the cache file does (its secrets and entries stay places in it).
     private func load(_ path: String) throws -> TokenStore {
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2))
-        return try cache.read { $0 }
+        return try cache.readBlocking { $0 }
     }
 
     /// Writes `store` to `path` as ``CacheFile/save(_:)`` does and places the store in the new file.

@@ -86,15 +86,15 @@ final class CacheFileWatchTests: XCTestCase {
         let writer = TokenCache(
             settings: CacheSettings(
                 location: .file(path: folder.appendingPathComponent("other.json").path, isDefault: false)))
-        try writer.modify { $0.save(CacheFixtures.response(uid: "alice")) }
+        try writer.modifyBlocking { $0.save(CacheFixtures.response(uid: "alice")) }
         let aliceDocument = try String(contentsOf: folder.appendingPathComponent("other.json"), encoding: .utf8)
-        try writer.modify { $0.removeAllEntities() }
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        try writer.modifyBlocking { $0.removeAllEntities() }
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
         rewriteInPlace(aliceDocument)
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 1)
         rewriteInPlace("{}")
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
     }
     /// A process that reads its cache a few times (`msal token`) makes no inotify instance:
     /// closing one at exit waits for the kernel's grace period (about 18 ms here, longer than the
@@ -103,19 +103,19 @@ final class CacheFileWatchTests: XCTestCase {
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2))
         let before = try inotifyInstances()
         for _ in 0...TokenCache.readsBeforeWatching {
-            XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+            XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
         }
         XCTAssertEqual(try inotifyInstances(), before, "a few reads, no watch")
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
         XCTAssertEqual(try inotifyInstances(), before + 1, "read again: watched")
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
         XCTAssertEqual(try inotifyInstances(), before + 1, "one watch per cache")
         let writer = TokenCache(
             settings: CacheSettings(
                 location: .file(path: folder.appendingPathComponent("other.json").path, isDefault: false)))
-        try writer.modify { $0.save(CacheFixtures.response(uid: "alice")) }
+        try writer.modifyBlocking { $0.save(CacheFixtures.response(uid: "alice")) }
         rewriteInPlace(try String(contentsOf: folder.appendingPathComponent("other.json"), encoding: .utf8))
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 1)
     }
 
     /// The inotify instances this process holds (file descriptors on `anon_inode:inotify`).

@@ -37,7 +37,7 @@ final class CacheSecretTests: XCTestCase {
     }
 
     private func storeSecrets(_ cache: TokenCache) throws -> [String: Set<String>] {
-        try cache.read { store in
+        try cache.readBlocking { store in
             [
                 "AccessToken": Set(store.contents.accessTokens.indices.map { store.secret(.accessToken, $0) ?? "" }),
                 "RefreshToken": Set(
@@ -67,13 +67,13 @@ final class CacheSecretTests: XCTestCase {
         XCTAssertEqual(expected["AccessToken"]?.count, 5)
 
         let cache = fileCache(path)
-        XCTAssertTrue(try cache.read { inFile($0, .accessToken) })
+        XCTAssertTrue(try cache.readBlocking { inFile($0, .accessToken) })
         XCTAssertEqual(try storeSecrets(cache), expected)
 
         // A save copies the secrets it never decoded, and the store then reads them from the new file.
-        try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
+        try cache.modifyBlocking { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
         XCTAssertEqual(try secrets(path), expected)
-        XCTAssertTrue(try cache.read { inFile($0, .refreshToken) })
+        XCTAssertTrue(try cache.readBlocking { inFile($0, .refreshToken) })
         XCTAssertEqual(try storeSecrets(cache), expected)
 
         // A new token (in memory until saved) and a second save.
@@ -85,15 +85,15 @@ final class CacheSecretTests: XCTestCase {
         record.accessToken = long
         record.scopes = ["User.Read"]
         record.expiresOn = 4_000_000_000
-        try cache.modify { $0.save(record) }
-        try cache.modify { $0.setSignInState(.signedOut, clientId: "c", homeAccountId: "h") }
+        try cache.modifyBlocking { $0.save(record) }
+        try cache.modifyBlocking { $0.setSignInState(.signedOut, clientId: "c", homeAccountId: "h") }
         var all = expected
         all["AccessToken"]?.insert(long)
         XCTAssertEqual(try secrets(path), all)
         XCTAssertEqual(try storeSecrets(cache), all)
         XCTAssertEqual(try storeSecrets(fileCache(path)), all, "a fresh load reads the escaped secret back")
 
-        let found = try cache.read {
+        let found = try cache.readBlocking {
             $0.accessToken(
                 homeAccountId: record.homeAccountId, environments: [record.environment], realm: record.realm,
                 clientId: record.clientId, scopes: ["user.read"])
@@ -105,7 +105,7 @@ final class CacheSecretTests: XCTestCase {
         let path = folder.appendingPathComponent("cache.json").path
         try PythonShapedCacheFile.write(path: path, accounts: 3)
         let cache = fileCache(path)
-        let held = try cache.read { $0 }
+        let held = try cache.readBlocking { $0 }
         XCTAssertTrue(held.keepsSecretInFile(.accessToken, 0))
         XCTAssertTrue(held.contents.accessTokens[0].secret.isEmpty, "the entity holds no secret text")
 
@@ -132,9 +132,9 @@ final class CacheSecretTests: XCTestCase {
             lockTimeout: 2)
         settings.durable = false
         let cache = TokenCache(settings: settings)
-        XCTAssertFalse(try cache.read { inFile($0, .accessToken, any: true) })
-        try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
-        XCTAssertFalse(try cache.read { inFile($0, .accessToken, any: true) })
+        XCTAssertFalse(try cache.readBlocking { inFile($0, .accessToken, any: true) })
+        try cache.modifyBlocking { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
+        XCTAssertFalse(try cache.readBlocking { inFile($0, .accessToken, any: true) })
         XCTAssertEqual(try storeSecrets(cache), expected)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertNil(bytes.range(of: Data(expected["AccessToken"]!.first!.utf8)), "no plaintext on disk")

@@ -43,26 +43,3 @@ package enum CacheSignalFile {
         }
     }
 }
-
-/// The locks held around a read-modify-write of a ``SignalledCacheStorage``: ours
-/// (`<signal>.lock`), then msal-extensions' (`<signal>.lockfile`), released in the other order.
-final class SignalLocks {
-    private let own: FileLock
-    private let extensions: ExtensionsLock
-
-    init(signalPath: String, timeout: Double) throws(CacheStorageError) {
-        let start = FileSystem.coarseMonotonicNanoseconds()
-        do {
-            try FileSystem.createFolders(FileSystem.folder(of: signalPath), mode: 0o700)
-        } catch {
-            throw FileLock.failure(error, path: signalPath)
-        }
-        own = try FileLock(path: signalPath + ".lock", timeout: timeout)
-        let spent = Double(FileSystem.coarseMonotonicNanoseconds() - start) / 1e9
-        extensions = try ExtensionsLock(cachePath: signalPath, timeout: max(0, timeout - spent))
-    }
-
-    deinit {
-        extensions.release()
-    }
-}
