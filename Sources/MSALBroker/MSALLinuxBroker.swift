@@ -1,0 +1,145 @@
+public import Foundation
+public import MSAL
+import MSALBrokerNative
+
+/// The Microsoft identity broker of Linux desktops (Intune-managed Ubuntu and RHEL), reached over
+/// D-Bus: the name `com.microsoft.identity.broker1` on the session bus, or on the bus of
+/// ``busAddress``. Set it as an application's ``MSALPublicClientApplicationConfig/brokerConnection``
+/// and turn ``MSALPublicClientApplicationConfig/brokerAvailability`` to `.auto`.
+///
+/// D-Bus is spoken through sd-bus of libsystemd, opened when the first call needs it: a program
+/// using this type starts where libsystemd is missing, and MSAL then uses its own flows. Every
+/// call has a deadline (``timeout``), except the interactive sign-in, which waits for the user
+/// and ends when its task is cancelled (the broker is then told with `cancelInteractiveFlow`).
+public final class MSALLinuxBroker: MSALBrokerConnection {
+    /// The broker's bus name.
+    public static let busName = "com.microsoft.identity.broker1"
+    /// The broker's object path.
+    public static let objectPath = "/com/microsoft/identity/broker1"
+    /// The broker's interface.
+    public static let interface = "com.microsoft.identity.Broker1"
+    /// The protocol version clients send.
+    public static let protocolVersion = "0.0"
+
+    /// The D-Bus address of the bus (such as `unix:path=/tmp/bus`), or `nil` for the user's session
+    /// bus.
+    public let busAddress: String?
+    /// The deadline of every call but the interactive sign-in, in seconds.
+    public let timeout: Double
+
+    /// A broker on the session bus (`busAddress` `nil`), or on the bus at `busAddress`, whose calls
+    /// (but the interactive one) fail after `timeout` seconds.
+    public init(busAddress: String? = nil, timeout: Double = 10) {
+        self.busAddress = busAddress
+        self.timeout = timeout
+    }
+
+    /// The broker's version (`getLinuxBrokerVersion`'s `linuxBrokerVersion`), which also says
+    /// that a broker answers.
+    ///
+    /// - Throws: ``MSALBrokerConnectionError``; `.failed` when the reply has no version.
+    public func version() async throws -> String {
+        let reply = try await call(
+            method: "getLinuxBrokerVersion", correlationId: UUID(),
+            request: #"{"msalCppVersion":"1.28.0"}"#, interactive: false)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply.utf8)) as? [String: Any],
+            let version = object["linuxBrokerVersion"] as? String
+        else {
+            throw MSALBrokerConnectionError.failed(name: "malformed-reply", message: "no linuxBrokerVersion")
+        }
+        return version
+    }
+
+    public func call(method: String, correlationId: UUID, request: String, interactive: Bool) async throws
+        -> String
+    {
+        if !interactive {
+            return try await Self.onThread { [self] in
+                try send(method, correlationId, request, timeout: timeout)
+            }
+        }
+        // An interactive call waits for the user; cancelling its task tells the broker, and the
+        // caller is answered at once (the thread that waits ends when the broker answers it).
+        let outcome = InteractiveOutcome()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                outcome.start(continuation)
+                guard !Task.isCancelled else {
+                    outcome.finish(.failure(MSALBrokerConnectionError.cancelled))
+                    return
+                }
+                Thread { [self] in
+                    outcome.finish(
+                        Result { try send(method, correlationId, request, timeout: Self.interactiveLimit) })
+                }.start()
+            }
+        } onCancel: { [self] in
+            outcome.finish(.failure(MSALBrokerConnectionError.cancelled))
+            Thread { [self] in
+                _ = try? send(
+                    "cancelInteractiveFlow", correlationId, #"{"correlationId":"\#(correlationId.uuidString)"}"#,
+                    timeout: timeout)
+            }.start()
+        }
+    }
+
+    /// The longest an interactive call waits for the user when its task is never cancelled.
+    static let interactiveLimit: Double = 24 * 3600
+
+    /// One blocking call, its failures as ``MSALBrokerConnectionError``s.
+    func send(_ method: String, _ correlationId: UUID, _ request: String, timeout: Double) throws -> String {
+        do {
+            return try BrokerBus.call(
+                address: busAddress, destination: Self.busName, path: Self.objectPath, interface: Self.interface,
+                member: method, arguments: (Self.protocolVersion, correlationId.uuidString.lowercased(), request),
+                timeout: timeout)
+        } catch {
+            switch error {
+            case .libraryMissing(let why): throw MSALBrokerConnectionError.unavailable(why)
+            case .connect: throw MSALBrokerConnectionError.unavailable(error.description)
+            case .timeout: throw MSALBrokerConnectionError.timedOut(timeout)
+            case .error(let name, let message) where error.isNameAbsent:
+                throw MSALBrokerConnectionError.unavailable("\(name): \(message)")
+            case .error(let name, let message): throw MSALBrokerConnectionError.failed(name: name, message: message)
+            case .call: throw MSALBrokerConnectionError.failed(name: "bus", message: error.description)
+            }
+        }
+    }
+
+    /// Runs a blocking `body` on a thread of its own (never on the cooperative pool).
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+}
+
+/// The continuation of an interactive call, resumed once: by its answer or by cancellation.
+private final class InteractiveOutcome: @unchecked Sendable {
+    // @unchecked: every stored value is behind `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<String, any Error>?
+    private var early: Result<String, any Error>?
+
+    func start(_ continuation: CheckedContinuation<String, any Error>) {
+        let pending: Result<String, any Error>? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let pending { continuation.resume(with: pending) }
+    }
+
+    func finish(_ result: Result<String, any Error>) {
+        let waiting: CheckedContinuation<String, any Error>? = lock.withLock {
+            if let continuation {
+                self.continuation = nil
+                early = result  // any later finish is ignored
+                return continuation
+            }
+            if early == nil { early = result }
+            return nil
+        }
+        waiting?.resume(with: result)
+    }
+}
