@@ -149,7 +149,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-cli",
-            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService"],
+            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService", "MSALBroker"],
             swiftSettings: strictSettings
         ),
         .testTarget(
