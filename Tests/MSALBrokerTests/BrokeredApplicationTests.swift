@@ -157,6 +157,31 @@ final class BrokeredApplicationTests: XCTestCase {
         XCTAssertEqual(fixture.broker.requests.count, 0)
     }
 
+    func testB2CNeverGoesThroughTheBroker() async throws {
+        let b2c = fixture.emulator.authority(.b2cLogin(tenant: "contosob2c.onmicrosoft.com", policy: "B2C_1_SignIn"))
+        let config = try fixture.emulator.applicationConfiguration(authority: b2c)
+        config.brokerAvailability = .auto
+        config.brokerConnection = MSALLinuxBroker(busAddress: fixture.bus.address, timeout: 5)
+        let application = try MSALPublicClientApplication(configuration: config)
+        let webview = MSALWebviewParameters()
+        webview.customWebview = fixture.emulator.scriptedBrowser()
+        let parameters = MSALInteractiveTokenParameters(scopes: ["User.Read"], webviewParameters: webview)
+        parameters.loginHint = EmulatorUser.dave.username
+        _ = try await application.acquireToken(with: parameters)
+        XCTAssertEqual(fixture.emulator.requestCount(.authorize), 1)
+        XCTAssertEqual(fixture.broker.requests.count, 0)
+    }
+
+    func testTheBrokerIsOffByDefault() async throws {
+        let config = try fixture.emulator.applicationConfiguration()
+        XCTAssertEqual(config.brokerAvailability, .none)
+        config.brokerConnection = MSALLinuxBroker(busAddress: fixture.bus.address, timeout: 5)
+        let application = try MSALPublicClientApplication(configuration: config)
+        _ = try await signIn(application)
+        XCTAssertEqual(fixture.emulator.requestCount(.authorize), 1)
+        XCTAssertEqual(fixture.broker.requests.count, 0)
+    }
+
     func testNoTokenReachesTheLog() async throws {
         let lines = LogLines()
         MSALGlobalConfig.loggerConfig.logLevel = .verbose
