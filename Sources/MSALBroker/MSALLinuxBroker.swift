@@ -50,6 +50,12 @@ public final class MSALLinuxBroker: MSALBrokerConnection {
         return version
     }
 
+    /// Calls `method` of the broker with the protocol version, `correlationId` and `request`, on a
+    /// thread of its own; within ``timeout`` unless `interactive`, when it ends with the task.
+    ///
+    /// - Throws: ``/MSAL/MSALBrokerConnectionError``: `.unavailable` when nothing owns the
+    ///   broker's name (or there is no bus, or no libsystemd), `.timedOut`, `.failed` with a D-Bus
+    ///   error, `.cancelled`.
     public func call(method: String, correlationId: UUID, request: String, interactive: Bool) async throws
         -> String
     {

@@ -41,6 +41,7 @@ public enum MSALBrokerConnectionError: Error, Sendable, Equatable, CustomStringC
     /// The interactive call was cancelled (and the broker told so).
     case cancelled
 
+    /// What failed, in words.
     public var description: String {
         switch self {
         case .unavailable(let why): return "no broker: \(why)"
