@@ -4,8 +4,8 @@ import MSALBrokerNative
 
 /// The Microsoft identity broker of Linux desktops (Intune-managed Ubuntu and RHEL), reached over
 /// D-Bus: the name `com.microsoft.identity.broker1` on the session bus, or on the bus of
-/// ``busAddress``. Set it as an application's ``MSALPublicClientApplicationConfig/brokerConnection``
-/// and turn ``MSALPublicClientApplicationConfig/brokerAvailability`` to `.auto`.
+/// ``busAddress``. Set it as an application's ``/MSAL/MSALPublicClientApplicationConfig/brokerConnection``
+/// and turn ``/MSAL/MSALPublicClientApplicationConfig/brokerAvailability`` to `.auto`.
 ///
 /// D-Bus is spoken through sd-bus of libsystemd, opened when the first call needs it: a program
 /// using this type starts where libsystemd is missing, and MSAL then uses its own flows. Every
@@ -37,7 +37,7 @@ public final class MSALLinuxBroker: MSALBrokerConnection {
     /// The broker's version (`getLinuxBrokerVersion`'s `linuxBrokerVersion`), which also says
     /// that a broker answers.
     ///
-    /// - Throws: ``MSALBrokerConnectionError``; `.failed` when the reply has no version.
+    /// - Throws: ``/MSAL/MSALBrokerConnectionError``; `.failed` when the reply has no version.
     public func version() async throws -> String {
         let reply = try await call(
             method: "getLinuxBrokerVersion", correlationId: UUID(),
