@@ -60,13 +60,24 @@ public final class MSALLinuxBroker: MSALBrokerConnection {
         -> String
     {
         if !interactive {
-            return try await Self.onThread { [self] in
-                try send(method, correlationId, request, timeout: timeout)
+            // sd-bus bounds the call by the timeout, but not always its connection's handshake (a
+            // bus daemon that stopped answering holds it for sd-bus's own, longer limits): the
+            // caller is answered at the deadline in any case, and the thread ends on its own.
+            let outcome = CallOutcome()
+            let limit = timeout
+            return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+                outcome.start(continuation)
+                Thread { [self] in
+                    outcome.finish(Result { try send(method, correlationId, request, timeout: limit) })
+                }.start()
+                DispatchQueue.global().asyncAfter(deadline: .now() + limit + Self.deadlineGrace) {
+                    outcome.finish(.failure(MSALBrokerConnectionError.timedOut(limit)))
+                }
             }
         }
         // An interactive call waits for the user; cancelling its task tells the broker, and the
         // caller is answered at once (the thread that waits ends when the broker answers it).
-        let outcome = InteractiveOutcome()
+        let outcome = CallOutcome()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 outcome.start(continuation)
@@ -83,11 +94,15 @@ public final class MSALLinuxBroker: MSALBrokerConnection {
             outcome.finish(.failure(MSALBrokerConnectionError.cancelled))
             Thread { [self] in
                 _ = try? send(
-                    "cancelInteractiveFlow", correlationId, #"{"correlationId":"\#(correlationId.uuidString)"}"#,
+                    "cancelInteractiveFlow", correlationId,
+                    #"{"correlationId":"\#(correlationId.uuidString.lowercased())"}"#,
                     timeout: timeout)
             }.start()
         }
     }
+
+    /// How long after its deadline a call that sd-bus did not end is answered anyway.
+    static let deadlineGrace: Double = 0.25
 
     /// The longest an interactive call waits for the user when its task is never cancelled.
     static let interactiveLimit: Double = 24 * 3600
@@ -111,17 +126,10 @@ public final class MSALLinuxBroker: MSALBrokerConnection {
             }
         }
     }
-
-    /// Runs a blocking `body` on a thread of its own (never on the cooperative pool).
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
 }
 
-/// The continuation of an interactive call, resumed once: by its answer or by cancellation.
-private final class InteractiveOutcome: @unchecked Sendable {
+/// The continuation of a call, resumed once: by its answer, its deadline or its cancellation.
+private final class CallOutcome: @unchecked Sendable {
     // @unchecked: every stored value is behind `lock`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<String, any Error>?

@@ -30,11 +30,13 @@ package enum BrokerBus {
 
         private static func text(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }
 
-        /// Whether the name has no owner on the bus (and cannot be started).
+        /// Whether the name has no owner on the bus and none could be started.
         package var isNameAbsent: Bool {
             guard case .error(let name, _) = self else { return false }
+            // Spawn errors: a service file names the broker, but it could not be started.
             return name == "org.freedesktop.DBus.Error.ServiceUnknown"
                 || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+                || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.")
         }
     }
 

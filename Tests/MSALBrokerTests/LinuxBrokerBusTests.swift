@@ -52,6 +52,21 @@ final class LinuxBrokerBusTests: XCTestCase {
         XCTAssertLessThan(elapsed, 3)
     }
 
+    func testAHangingBusFailsAtTheDeadlineToo() async throws {
+        let fixture = try BrokerFixture()
+        defer {
+            fixture.bus.resume()
+            fixture.stop()
+        }
+        fixture.bus.suspend()
+        let broker = MSALLinuxBroker(busAddress: fixture.bus.address, timeout: 0.5)
+        let started = Date()
+        await assertThrows(try await broker.version()) { error in
+            XCTAssertEqual(error, .timedOut(0.5))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+    }
+
     func testGarbageIsAMalformedReply() async throws {
         let fixture = try BrokerFixture()
         defer { fixture.stop() }

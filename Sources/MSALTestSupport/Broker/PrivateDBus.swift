@@ -68,6 +68,17 @@ public final class PrivateDBus: Sendable {
         }
     }
 
+    /// Freezes the daemon (SIGSTOP): connections to the bus are accepted by the kernel, but no
+    /// handshake and no call is answered, as with a bus daemon that hangs.
+    public func suspend() {
+        if process.isRunning { ProcessSignal.suspend(process.processIdentifier) }
+    }
+
+    /// Lets a frozen daemon run again.
+    public func resume() {
+        if process.isRunning { ProcessSignal.resume(process.processIdentifier) }
+    }
+
     /// Stops the daemon (this one only, by its process id) and removes its folder.
     public func stop() {
         if process.isRunning {
