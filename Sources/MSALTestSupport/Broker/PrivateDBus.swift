@@ -55,7 +55,9 @@ public final class PrivateDBus: Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) {
+        // Ready when a connection is accepted: the socket file appears when it is bound, a moment
+        // before the daemon listens on it.
+        while !(FileManager.default.fileExists(atPath: socket) && Self.accepts(address)) {
             guard process.isRunning else {
                 try? FileManager.default.removeItem(at: folder)
                 throw TestSupportError("dbus-daemon exited with \(process.terminationStatus)")
@@ -65,6 +67,19 @@ public final class PrivateDBus: Sendable {
                 throw TestSupportError("dbus-daemon did not listen within 10 s")
             }
             Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    /// Whether the bus at `address` accepts a connection and answers (any answer, an error too).
+    private static func accepts(_ address: String) -> Bool {
+        do {
+            _ = try BrokerBus.call(
+                address: address, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                interface: "org.freedesktop.DBus.Peer", member: "Ping", arguments: ("", "", ""), timeout: 1)
+            return true
+        } catch {
+            if case .connect = error { return false }
+            return true
         }
     }
 
