@@ -32,6 +32,13 @@ struct InteractiveFlow {
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
         try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
+        if let brokered = BrokerFlow(context: context, authority: authority),
+            let result = try await brokered.interactive(
+                scopes: scopes, resolved: resolved, account: request.account, loginHint: request.loginHint,
+                prompt: request.promptType, claims: claims, correlationId: correlationId)
+        {
+            return result
+        }
 
         let web = try WebAuthentication(
             settings: request.webview, configuredRedirectURI: context.redirectUri, correlationId: correlationId)

@@ -62,6 +62,13 @@ struct SilentFlow {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return result(of: hit, homeAccountId: homeAccountId, scope: scope, correlationId)
         }
+        // Through the broker when it is on and answers (its tokens come without a refresh token).
+        if let brokered = BrokerFlow(context: context, authority: authority),
+            let result = try await brokered.silent(
+                scopes: scopes, resolved: resolved, account: account, claims: claims, correlationId: correlationId)
+        {
+            return result
+        }
         return try await refresh(
             RefreshAttempt(
                 request: request, homeAccountId: homeAccountId, account: account, resolved: resolved, realm: realm,
