@@ -33,7 +33,7 @@ struct BrokerFlow {
         if let account { request["account"] = Self.accountObject(account) }
         guard let reply = try await call("acquireTokenInteractively", request, interactive: true, correlationId)
         else { return nil }
-        return try tokenResult(
+        return try await tokenResult(
             reply, scopes: scopes, resolved: resolved, account: account, grant: .signIn, correlationId)
     }
 
@@ -47,7 +47,7 @@ struct BrokerFlow {
         let request: [String: Any] = ["account": Self.accountObject(account), "authParameters": parameters]
         guard let reply = try await call("acquireTokenSilently", request, interactive: false, correlationId)
         else { return nil }
-        return try tokenResult(
+        return try await tokenResult(
             reply, scopes: scopes, resolved: resolved, account: account, grant: .refreshToken, correlationId)
     }
 
@@ -150,7 +150,7 @@ struct BrokerFlow {
     private func tokenResult(
         _ reply: [String: Any], scopes: OrderedScopes, resolved: ResolvedAuthority, account: MSALAccount?,
         grant: TokenResponseHandler.Request.Grant, _ correlationId: UUID
-    ) throws -> MSALResult {
+    ) async throws -> MSALResult {
         let response = reply["brokerTokenResponse"] as? [String: Any] ?? reply
         if let error = response["error"] as? [String: Any] ?? reply["error"] as? [String: Any] {
             throw Self.error(error, correlationId: correlationId)
@@ -175,7 +175,7 @@ struct BrokerFlow {
         }
         let data = try JSONSerialization.data(withJSONObject: body)
         let tokenResponse = try TokenResponse(body: data, now: context.now(), correlationId: correlationId)
-        return try TokenResponseHandler(context: context).handle(
+        return try await TokenResponseHandler(context: context).handle(
             tokenResponse,
             for: TokenResponseHandler.Request(
                 resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: nil, account: account,
