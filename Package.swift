@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "MSALSecretService", targets: ["MSALSecretService"]),
         // The token cache in Redis, shared by several machines (no C library of its own).
         .library(name: "MSALRedisCache", targets: ["MSALRedisCache"]),
+        // Sign-in through the Microsoft identity broker of Linux desktops over D-Bus (sd-bus of
+        // libsystemd, opened at run time); the core never links it.
+        .library(name: "MSALBroker", targets: ["MSALBroker"]),
         .executable(name: "msal", targets: ["msal-cli"]),
         .executable(name: "msal-emulator", targets: ["msal-emulator"]),
         // msal-bench is no product: benchmarks are for this repository only, where SwiftPM still
@@ -76,6 +79,21 @@ let package = Package(
             dependencies: ["MSAL", "MSALSecretServiceNative"],
             swiftSettings: strictSettings
         ),
+        // C: D-Bus through sd-bus of libsystemd, for MSALBroker and the emulated broker of
+        // MSALTestSupport: libsystemd.so.0 opened with dlopen by the first broker call (a program
+        // linking the product still starts where it is missing). Needs no header; links none.
+        .target(name: "CMSALBrokerBus"),
+        // The only Swift code of MSALBroker (and of the emulated broker) that touches C. Not a product.
+        .target(
+            name: "MSALBrokerNative",
+            dependencies: ["CMSALBrokerBus"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MSALBroker",
+            dependencies: ["MSAL", "MSALBrokerNative"],
+            swiftSettings: strictSettings
+        ),
         // The only Swift code of MSALRedisCache that touches C: sockets with deadlines, TLS through
         // MSALNative; and the Redis protocol (command formatting, a bounded reply parser). Not a
         // product.
@@ -99,7 +117,7 @@ let package = Package(
         ),
         .target(
             name: "MSALTestSupport",
-            dependencies: ["MSAL", "MSALNative", "MSALTestSupportNative"],
+            dependencies: ["MSAL", "MSALNative", "MSALTestSupportNative", "MSALBrokerNative"],
             swiftSettings: strictSettings
         ),
         // A token cache file of MSAL for Python's shape with realistic token sizes, for msal-bench's
@@ -131,7 +149,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-cli",
-            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService"],
+            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService", "MSALBroker"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -169,6 +187,11 @@ let package = Package(
         .testTarget(
             name: "MSALRedisCacheTests",
             dependencies: ["MSALRedisCache", "MSALRedisCacheNative", "MSAL", "MSALNative", "MSALTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "MSALBrokerTests",
+            dependencies: ["MSALBroker", "MSALBrokerNative", "MSAL", "MSALTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

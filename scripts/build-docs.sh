@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the documentation site: the API reference of the MSAL and MSALTestSupport modules and of
-# the optional products MSALRedisCache, MSALSecretService and MSALKernelKeyring, and the guides of
+# the optional products MSALRedisCache, MSALSecretService, MSALKernelKeyring and MSALBroker, and the guides of
 # Docs/, as one DocC archive, with docc alone (no swift-docc-plugin package):
 #
 #  1. the compiler emits the modules' symbol graphs while it builds MSALTestSupport and each
@@ -30,9 +30,9 @@ output="${1:-$scratch/swift-msal.doccarchive}"
 log="$scratch/docc.log"
 # A module after the ones it depends on; every module but MSAL is converted with MSAL's archive
 # as its only dependency.
-modules=(MSAL MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring)
+modules=(MSAL MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring MSALBroker)
 # The targets built: building them compiles every module of the site (MSAL with any of them).
-targets=(MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring)
+targets=(MSALTestSupport MSALRedisCache MSALSecretService MSALKernelKeyring MSALBroker)
 docc="$(command -v docc || true)"
 if [ -z "$docc" ]; then
     docc="$(dirname "$(readlink -f "$(command -v swift)")")/docc"

@@ -118,8 +118,9 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
     ///
     /// A storage whose saves keep meeting newer versions takes the *write turn*: while it holds
     /// it, other machines' saves are refused as conflicts, so its next attempt succeeds; a machine
-    /// refused so waits for the turn to end and takes the next one. Without turns, a machine whose
-    /// change takes longer to make than others' can lose every race until it gives up.
+    /// refused so answers a conflict at once (it never waits here) and asks for the turn at its
+    /// next attempt. Without turns, a machine whose change takes longer to make than others' can
+    /// lose every race until it gives up.
     public func save(_ data: Data, replacingVersion expected: UInt64, lease: MSALCacheRefreshLease?) throws
         -> MSALCacheSaveOutcome
     {
@@ -150,9 +151,10 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
         // The script gave the turn back with a save; a fenced change ends, so it gives it back too.
         if answer == .fenced, let held { try? releaseTurn(held) }
         turn.withLock { $0.record(answer) }
-        // Reloading while another machine has its turn would only slow it down: wait for its save,
-        // and take the next turn, so that this change is saved at its next attempt too.
-        if answer == .turnHeldByAnother { try waitForNextTurn() }
+        // Refused while another machine has its turn: a conflict, never a wait here (this call
+        // runs under the cache's lock). The library pauses outside it and tries again; with
+        // `wantsTurn` the next attempt first asks for the turn, which is free once the holder
+        // saved (or Redis expired it).
         return answer.outcome
     }
 
@@ -168,18 +170,6 @@ public final class MSALRedisCacheStorage: MSALCacheRefreshCoordinating {
             return token
         case .null: return nil
         default: throw unexpected(reply, "SET")
-        }
-    }
-
-    /// Waits until the write turn is free and takes it: at most the turn's duration and a margin,
-    /// so that a turn whose holder died is taken once Redis expired it (Redis counts whole
-    /// milliseconds); without it after that, the next save competes as usual.
-    private func waitForNextTurn() throws {
-        let wait = RedisWriteTurn.durationMilliseconds + RedisWriteTurn.expiryMarginMilliseconds
-        let deadline = RedisClock.now() + Double(wait) / 1000
-        while RedisClock.now() < deadline {
-            if try takeTurn() != nil { return }
-            Thread.sleep(forTimeInterval: Double.random(in: 0.001..<0.003))
         }
     }
 
@@ -336,8 +326,6 @@ struct RedisWriteTurn: Sendable, Equatable {
     /// one reload, change and save of a large document, short enough that a dead holder stops
     /// the others only briefly.
     static let durationMilliseconds = 500
-    /// How much longer than a turn lasts a machine waits for it to end.
-    static let expiryMarginMilliseconds = 100
     /// Conflicts in a row before the storage asks for the turn: the first conflict is the usual
     /// stale read, the second means others keep winning.
     static let conflictsBeforeAsking = 2

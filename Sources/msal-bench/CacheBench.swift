@@ -13,7 +13,7 @@ enum CacheBench {
         /// Loads the file at `path` into a new cache.
         init(path: String) throws {
             cache = TokenCache(filePath: path)
-            accessTokens = try cache.read { $0.accessTokens.count }
+            accessTokens = try cache.readBlocking { $0.accessTokens.count }
         }
     }
 
@@ -23,12 +23,12 @@ enum CacheBench {
 
         init(path: String, durable: Bool) throws {
             cache = TokenCache(filePath: path, durable: durable)
-            _ = try cache.read { $0.accessTokens.count }
+            _ = try cache.readBlocking { $0.accessTokens.count }
         }
 
         /// One read-modify-write that changes one account's sign-in state and rewrites the file.
         func save(_ iteration: Int) throws {
-            try cache.modify { store in
+            try cache.modifyBlocking { store in
                 store.setSignInState(
                     iteration % 2 == 0 ? .signedIn : .unknown, clientId: "bench", homeAccountId: "bench-account")
             }

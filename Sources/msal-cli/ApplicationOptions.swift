@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALBroker
 
 /// The options every account command shares (`--client-id`, `--authority`, `--cache`,
 /// `--ca-file`), with their environment variables, and the application they configure.
@@ -7,7 +8,7 @@ struct ApplicationOptions {
     /// The options, for a command's specification (`--verbose` is handled by the tool).
     static let specification = CommandLineArguments.Specification(
         valueOptions: ["client-id", "authority", "tenant", "known-authority", "cache", "cache-backend", "ca-file"],
-        flagOptions: ["verbose", "no-instance-discovery"])
+        flagOptions: ["verbose", "no-instance-discovery", "broker"])
 
     /// The help lines of the shared options.
     static let help = """
@@ -32,6 +33,10 @@ struct ApplicationOptions {
                              warning); default: the first that works here in that order, else the
                              plaintext file with a warning shown once (MSAL_CACHE_BACKEND)
           --ca-file PEM      certificate authorities to trust instead of the system's (MSAL_CA_FILE)
+          --broker           sign in and get tokens through the Microsoft identity broker of this
+                             desktop (Entra ID authorities; the tool's own flows when none answers)
+                             (MSAL_BROKER=1; MSAL_BROKER_BUS: a D-Bus address instead of the
+                             session bus, e.g. that of `msal emulator --broker`)
           --verbose          MSAL's log on standard error (personal data masked)
           --help             this help
           MSAL_CONNECT_TO    (environment only) comma-separated HOST:PORT:HOST:PORT entries sending
@@ -51,6 +56,10 @@ struct ApplicationOptions {
     var connectTo: [String]
     /// `--cache-backend`: `nil` lets the tool choose (``CacheBackendDecision``).
     var cacheBackend: CacheBackend?
+    /// `--broker` (or `MSAL_BROKER=1`): through the broker.
+    var broker = false
+    /// `MSAL_BROKER_BUS`: the broker's bus, `nil` for the session bus.
+    var brokerBus: String?
     /// The environment, for the cache backend's probes (`CREDENTIALS_DIRECTORY`).
     var environment: [String: String]
 
@@ -93,6 +102,8 @@ struct ApplicationOptions {
             }
             cacheBackend = backend
         }
+        broker = arguments.flag("broker") || environment["MSAL_BROKER"] == "1"
+        brokerBus = environment["MSAL_BROKER_BUS"].flatMap { $0.isEmpty ? nil : $0 }
         caFile = arguments.value("ca-file", environment: environment, variable: "MSAL_CA_FILE")
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError(description: "--ca-file '\(caFile)' cannot be read")
@@ -118,6 +129,10 @@ struct ApplicationOptions {
             config.cacheConfig.cacheFileURL = URL(fileURLWithPath: cacheFile)
         }
         config.connectTo = connectTo
+        if broker {
+            config.brokerAvailability = .auto
+            config.brokerConnection = MSALLinuxBroker(busAddress: brokerBus)
+        }
         var chosen = try CacheBackendSelection.apply(
             to: config, requested: cacheBackend, defaultsFile: defaultsFile, environment: environment)
         let application: MSALPublicClientApplication

@@ -113,7 +113,7 @@ enum BrowserSignIn {
     }
 
     /// The sign-in's parameters: the target's scopes and resource indicator.
-    private static func parameters(_ target: TokenTarget, webview: MSALWebviewParameters? = nil)
+    static func parameters(_ target: TokenTarget, webview: MSALWebviewParameters? = nil)
         -> MSALInteractiveTokenParameters
     {
         let parameters =

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALBroker
 
 /// `msal doctor`: where the tool keeps tokens and how safely, which key stores would work here,
 /// the cache's locks, the proxy, the trusted CAs, and this machine's clock against the authority's.
@@ -22,6 +23,8 @@ enum DoctorCommand {
                            free, or held by which process
               proxy        the proxy variables libcurl follows (https_proxy, all_proxy, no_proxy)
               ca file      the certificate authorities trusted (--ca-file, else the system's)
+              broker       whether the Microsoft identity broker answers on the session bus (or
+                           $MSAL_BROKER_BUS), and its version
               clock        this machine's clock against the authority's Date header (one HTTPS
                            request to its discovery document); tokens look expired, or not yet
                            valid, when the skew passes 5 minutes
@@ -87,9 +90,15 @@ enum DoctorCommand {
         var proxy: ProxyVariables
         var caFile: String?
         var clock: Clock
+        var broker: Broker?
+        struct Broker: Codable {
+            var bus: String
+            var version: String?
+            var problem: String?
+        }
 
         enum CodingKeys: String, CodingKey {
-            case version, cache, advice, locks, proxy, clock
+            case version, cache, advice, locks, proxy, clock, broker
             case keyStores = "key_stores"
             case caFile = "ca_file"
         }
@@ -168,7 +177,19 @@ enum DoctorCommand {
             cache: .init(path: path, exists: attributes != nil, mode: mode, storage: findings.storage, link: link),
             keyStores: keyStores, advice: findings.advice,
             locks: [CacheLockState.ownLock(ofCache: path), CacheLockState.extensionsLock(ofCache: path)],
-            proxy: ProxyVariables(values: Self.proxy(environment)), caFile: options.caFile, clock: clock)
+            proxy: ProxyVariables(values: Self.proxy(environment)), caFile: options.caFile, clock: clock,
+            broker: await brokerCheck(options))
+    }
+
+    /// Whether a broker answers `getLinuxBrokerVersion` (within 5 seconds).
+    static func brokerCheck(_ options: ApplicationOptions) async -> Report.Broker {
+        var report = Report.Broker(bus: options.brokerBus ?? "the session bus")
+        do {
+            report.version = try await MSALLinuxBroker(busAddress: options.brokerBus, timeout: 5).version()
+        } catch {
+            report.problem = "\(error)"
+        }
+        return report
     }
 
     /// The end of the chain of symbolic links at `path` (relative links resolved against their
@@ -274,6 +295,13 @@ enum DoctorCommand {
                     : report.proxy.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
                         separator: " ")))
         Console.line("ca file: \(report.caFile ?? "none: the system's certificate authorities")")
+        if let broker = report.broker {
+            Console.line(
+                "broker: "
+                    + (broker.version.map { "version \($0) answers on \(broker.bus)" }
+                        ?? "none on \(broker.bus): \(broker.problem ?? "no answer") (--broker would use msal's own flows)")
+            )
+        }
         let clock = report.clock
         if let skew = clock.skewSeconds {
             let direction = skew >= 0 ? "behind" : "ahead of"

@@ -12,7 +12,7 @@ enum EmulatorCommand {
                                  [--scopes "SCOPE ..."] [--user NAME[,NAME...]] [--env-file PATH]
                                  [--device-code-interval SECONDS] [--require-consent]
                                  [--approve-device-codes] [--access-token-lifetime SECONDS]
-                                 [--refresh-token-lifetime SECONDS]
+                                 [--refresh-token-lifetime SECONDS] [--broker]
 
             Runs the Microsoft Entra ID emulator (MSALTestSupport's EntraEmulator) on 127.0.0.1 over
             HTTPS with its own throwaway certificate authority, and prints its authorities, the CA
@@ -47,13 +47,16 @@ enum EmulatorCommand {
                                         MSAL, interaction required)
               --approve-device-codes    approve every device code as the default user about a second
                                         after it is issued, so `msal login --device-code` completes
+              --broker                  also run an emulated Linux broker on a private D-Bus bus of
+                                        its own (dbus-daemon), minting tokens from this emulator, and
+                                        add MSAL_BROKER=1 and MSAL_BROKER_BUS to the environment block
             """,
         specification: .init(
             valueOptions: [
                 "port", "client-id", "redirect-uri", "scopes", "user", "env-file", "device-code-interval",
                 "access-token-lifetime", "refresh-token-lifetime",
             ],
-            flagOptions: ["approve-device-codes", "require-consent"]),
+            flagOptions: ["approve-device-codes", "require-consent", "broker"]),
         cancelsOnInterrupt: false, run: run)
 
     static func run(_ arguments: CommandLineArguments, _ environment: [String: String]) async throws -> ExitCode {
@@ -93,12 +96,28 @@ enum EmulatorCommand {
         let emulator = try EntraEmulator(configuration: configuration)
         let cacheFolder = try makeCacheFolder()
         defer { try? FileManager.default.removeItem(at: cacheFolder) }
-        let variables =
+        var variables =
             environmentVariables(emulator, client: client, controlToken: token)
             + [
                 ("MSAL_CACHE", cacheFolder.appendingPathComponent("msal_cache.json").path),
                 ("MSAL_CACHE_BACKEND", "plaintext"),
             ]
+        // The emulated broker and its bus, stopped (the bus by its process id) before returning.
+        var broker: (bus: PrivateDBus, broker: EmulatedBroker)?
+        if arguments.flag("broker") {
+            let bus = try PrivateDBus()
+            do {
+                broker = (bus, try EmulatedBroker(emulator: emulator, busAddress: bus.address))
+            } catch {
+                bus.stop()
+                throw error
+            }
+            variables += [("MSAL_BROKER", "1"), ("MSAL_BROKER_BUS", bus.address)]
+        }
+        defer {
+            broker?.broker.stop()
+            broker?.bus.stop()
+        }
         let envFile = arguments.values["env-file"]
         if let envFile { try write(variables, to: envFile) }
         Console.line(emulator.summary)

@@ -1,5 +1,6 @@
 import Foundation
 import MSAL
+import MSALBroker
 
 /// `msal login`: an interactive sign-in in the system browser (loopback redirect), or the device
 /// code flow.
@@ -66,6 +67,10 @@ enum LoginCommand {
         let result: MSALResult
         if arguments.flag("device-code") {
             result = try await deviceCode(application, target: target, environment: environment)
+        } else if options.broker, (try? await MSALLinuxBroker(busAddress: options.brokerBus).version()) != nil {
+            // The broker shows its own sign-in window: no browser is needed here.
+            Console.error("Signing in through the broker (Ctrl-C cancels)...")
+            result = try await application.acquireToken(with: BrowserSignIn.parameters(target))
         } else {
             result = try await BrowserSignIn.run(application, target: target, environment: environment)
         }

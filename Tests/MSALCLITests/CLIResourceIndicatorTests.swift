@@ -40,13 +40,16 @@ final class CLIResourceIndicatorTests: XCTestCase {
         XCTAssertFalse(polls.isEmpty)
         XCTAssertEqual(Set(resourceValues(polls)), [resource], "every poll names the resource")
 
-        let cached = try environment.run(["token", "--scopes", "User.Read", "--resource", resource], extra: adfs)
-        XCTAssertEqual(cached.status, 0, cached.errorOutput)
-        XCTAssertEqual(emulator.recentRequests(to: .token).count, polls.count, "cached for the resource")
-        let token = try environment.run(
-            ["token", "--scopes", "User.Read", "--resource", resource, "--force-refresh"], extra: adfs)
+        // The token the sign-in got for the resource is cached for it: no request.
+        let token = try environment.run(["token", "--scopes", "User.Read", "--resource", resource], extra: adfs)
         XCTAssertEqual(token.status, 0, token.errorOutput)
         XCTAssertFalse(token.output.isEmpty)
+        XCTAssertEqual(emulator.recentRequests(to: .token).count, polls.count)
+        // A refresh names it.
+        let forced = try environment.run(
+            ["token", "--scopes", "User.Read", "--resource", resource, "--force-refresh"], extra: adfs)
+        XCTAssertEqual(forced.status, 0, forced.errorOutput)
+        XCTAssertNotEqual(forced.output, token.output)
         let refresh = try XCTUnwrap(emulator.recentRequests(to: .token).last)
         XCTAssertEqual(refresh.formValue("grant_type"), "refresh_token")
         XCTAssertEqual(refresh.formValue("resource"), resource)

@@ -40,7 +40,7 @@ final class AdversarialRedisDocumentTests: XCTestCase {
     /// A plaintext document with an account and a valid access token, as an attacker writes it.
     private func plaintextDocument(_ server: RedisServer) throws -> [UInt8] {
         let scratch = try storage(server, name: "attacker-scratch")
-        try cache(scratch, key: nil).modify {
+        try cache(scratch, key: nil).modifyBlocking {
             $0.save(RedisCacheStorageTests.response(uid: "mallory", accessToken: "planted-at"))
         }
         return try XCTUnwrap(try document(server, name: "attacker-scratch"))
@@ -52,48 +52,50 @@ final class AdversarialRedisDocumentTests: XCTestCase {
         try plant(server, planted)
 
         let victim = cache(try storage(server), key: key)
-        XCTAssertThrowsError(try victim.read { $0.accounts.values.count }) { error in
+        XCTAssertThrowsError(try victim.readBlocking { $0.accounts.values.count }) { error in
             let error = error as NSError
             XCTAssertEqual(error.domain, MSALErrorDomain)
             XCTAssertTrue(error.localizedDescription.contains("not encrypted"), error.localizedDescription)
             XCTAssertFalse(error.localizedDescription.contains("planted-at"))
         }
         // A change is refused too, and the planted bytes stay for an operator to find.
-        XCTAssertThrowsError(try victim.modify { $0.save(RedisCacheStorageTests.response(uid: "alice")) })
+        XCTAssertThrowsError(try victim.modifyBlocking { $0.save(RedisCacheStorageTests.response(uid: "alice")) })
         XCTAssertEqual(try document(server), planted)
     }
 
     func testAnotherCachesCiphertextDoesNotOpenHere() throws {
         let server = try RedisServer()
-        try cache(try storage(server, name: "other-fleet"), key: key).modify {
+        try cache(try storage(server, name: "other-fleet"), key: key).modifyBlocking {
             $0.save(RedisCacheStorageTests.response(uid: "mallory", accessToken: "other-fleets-at"))
         }
         let copied = try XCTUnwrap(try document(server, name: "other-fleet"))
         XCTAssertTrue(copied.starts(with: Array("MSALCACHE".utf8) + [0, 2, 1]))
         try plant(server, copied)
 
-        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.accounts.values.count }) { error in
+        XCTAssertThrowsError(try cache(try storage(server), key: key).readBlocking { $0.accounts.values.count }) {
+            error in
             XCTAssertTrue((error as NSError).localizedDescription.contains("could not be decrypted"), "\(error)")
         }
         XCTAssertEqual(try document(server), copied)
         // In its own cache it still opens.
         XCTAssertEqual(
-            try cache(try storage(server, name: "other-fleet"), key: key).read { $0.accounts.values.count }, 1)
+            try cache(try storage(server, name: "other-fleet"), key: key).readBlocking { $0.accounts.values.count }, 1)
     }
 
     func testMovingAPlaintextCacheToEncryptionIsOneExplicitStep() throws {
         let server = try RedisServer()
         let fleet = try storage(server)
-        try cache(fleet, key: nil).modify {
+        try cache(fleet, key: nil).modifyBlocking {
             $0.save(RedisCacheStorageTests.response(uid: "alice", refreshToken: "alices-rt"))
         }
-        XCTAssertThrowsError(try cache(try storage(server), key: key).read { $0.accounts.values.count })
+        XCTAssertThrowsError(try cache(try storage(server), key: key).readBlocking { $0.accounts.values.count })
 
         XCTAssertTrue(try fleet.encryptPlaintextDocument(with: Data(key)))
         let stored = try XCTUnwrap(try document(server))
         XCTAssertNil(stored.firstRange(of: Array("alices-rt".utf8)))
         XCTAssertEqual(
-            try cache(try storage(server), key: key).read { $0.refreshTokens.values.first?.secret }, "alices-rt")
+            try cache(try storage(server), key: key).readBlocking { $0.refreshTokens.values.first?.secret }, "alices-rt"
+        )
         // Once only: an encrypted document is left alone, and so is something that is no cache.
         XCTAssertFalse(try fleet.encryptPlaintextDocument(with: Data(key)))
         try plant(server, Array("#!/bin/sh\nrm -rf ~\n".utf8), name: "scripts")

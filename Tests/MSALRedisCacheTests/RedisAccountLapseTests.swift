@@ -182,10 +182,10 @@ final class RedisAccountLapseTests: XCTestCase {
                 clock.withLock { $0 = now }
                 // Today's new user signs in; the users of the last ten days refresh.
                 for user in stride(from: max(0, day - 8), through: day, by: 2) {
-                    try cache.modify { $0.save(Self.record(uid: "user\(user)", at: now)) }
+                    try cache.modifyBlocking { $0.save(Self.record(uid: "user\(user)", at: now)) }
                 }
                 if day % 120 == 0 || day == days - 2 {
-                    let accounts = try cache.read { $0.accounts.values.count }
+                    let accounts = try cache.readBlocking { $0.accounts.values.count }
                     sizes[day] = (accounts, try storage.load()?.count ?? 0)
                 }
             }

@@ -38,14 +38,14 @@ final class RedisChaosTests: XCTestCase {
                 if removing {
                     // Announced first: a worker killed during the removal leaves its outcome open.
                     report("REMOVING \(uid)")
-                    try cache.modify {
+                    try cache.modifyBlocking {
                         $0.removeAccount(
                             homeAccountId: "\(uid).5c1b3e8a-0000-4000-8000-000000000001",
                             clientId: "04b07795-8ddb-461a-bbee-02f9e1bf7b46")
                     }
                     report("REMOVED \(uid)")
                 } else {
-                    try cache.modify { $0.save(RedisCacheStorageTests.response(uid: uid)) }
+                    try cache.modifyBlocking { $0.save(RedisCacheStorageTests.response(uid: uid)) }
                     saved.append(uid)
                     report("SAVED \(uid)")
                 }
@@ -159,7 +159,7 @@ final class RedisChaosTests: XCTestCase {
                 )))
         // Signed in: has a refresh token (removeAccount keeps the Account record, marked signed out).
         let present = Set(
-            try reader.read { $0.refreshTokens.values.map { String($0.homeAccountId.prefix { $0 != "." }) } })
+            try reader.readBlocking { $0.refreshTokens.values.map { String($0.homeAccountId.prefix { $0 != "." }) } })
         XCTAssertGreaterThan(saved.count, 100, "the machines made progress")
         XCTAssertTrue(restarted)
         XCTAssertGreaterThan(kills, 0)
@@ -167,7 +167,7 @@ final class RedisChaosTests: XCTestCase {
         uncertain.formUnion(removing.subtracting(removed))
         let lost = saved.subtracting(removed).subtracting(uncertain).subtracting(present)
         if !lost.isEmpty {
-            let accounts = Set(try reader.read { $0.accounts.values.map(\.localAccountId) })
+            let accounts = Set(try reader.readBlocking { $0.accounts.values.map(\.localAccountId) })
             for uid in lost {
                 let worker = String(uid.prefix { $0 != "-" })
                 let generation = worker.split(separator: "g").last.map(String.init) ?? ""

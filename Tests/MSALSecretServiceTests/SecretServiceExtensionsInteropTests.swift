@@ -95,7 +95,7 @@ final class SecretServiceExtensionsInteropTests: XCTestCase {
         record.scopes = ["User.Read", "openid", "profile", "offline_access"]
         record.cachedAt = Int64(Date().timeIntervalSince1970)
         record.expiresOn = record.cachedAt + 3600
-        try cache.modify { $0.save(record) }
+        try cache.modifyBlocking { $0.save(record) }
     }
 
     /// The access tokens' secrets in the item's document, read through our storage.
@@ -134,7 +134,7 @@ final class SecretServiceExtensionsInteropTests: XCTestCase {
         // And back: Python adds an account to what we wrote; our cache sees it at its next read
         // (the signal file changed) and keeps both.
         _ = try runPython(["write", "--account", "carol", "--secret", "at-carol"])
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 2)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 2)
         XCTAssertEqual(try accessTokens(storage), ["at-carol", "at-from-swift"])
     }
 
@@ -178,7 +178,7 @@ final class SecretServiceExtensionsInteropTests: XCTestCase {
         let read = try runPython(["read"])
         let accounts = read["accounts"] as? [String: String] ?? [:]
         XCTAssertEqual(accounts.count, 40, "every write of both sides is in the item: \(accounts.keys.sorted())")
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 40)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 40)
     }
 
     func testProbeLeavesTheCacheItemAlone() throws {

@@ -71,9 +71,20 @@ private let seedBody: Data = {
 private struct StoreState: Equatable {
     var document: [UInt8]
 
-    init(_ context: ApplicationContext) {
-        document = (try? context.cache.read { CacheDocument.write($0) }) ?? []
+    static func of(_ context: ApplicationContext) async -> StoreState {
+        StoreState(document: (try? await context.cache.read { CacheDocument.write($0) }) ?? [])
     }
+}
+
+/// Runs `body` to its end from the fuzzer's thread (libFuzzer's own, not one of Swift's
+/// cooperative pool), which waits for it.
+private func runToEnd(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        await body()
+        done.signal()
+    }
+    done.wait()
 }
 
 private func context() -> ApplicationContext {
@@ -82,13 +93,13 @@ private func context() -> ApplicationContext {
 
 /// Handles `response` for `request` on `context`; checks a refusal changed nothing.
 private func handle(_ response: TokenResponse, _ request: TokenResponseHandler.Request, on context: ApplicationContext)
-    -> MSALResult?
+    async -> MSALResult?
 {
-    let before = StoreState(context)
+    let before = await StoreState.of(context)
     do {
-        return try TokenResponseHandler(context: context).handle(response, for: request)
+        return try await TokenResponseHandler(context: context).handle(response, for: request)
     } catch {
-        let after = StoreState(context)
+        let after = await StoreState.of(context)
         // A declined-scope error comes after the tokens are cached (as MSAL does); every other
         // refusal happens before any write.
         if (error as NSError).code != MSALError.serverDeclinedScopes.rawValue {
@@ -108,39 +119,7 @@ public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
             precondition((0...5_000_000_000).contains(seconds), "a time outside the checked ranges")
         }
         _ = response.fields.count
-        let correlationId = UUID()
-
-        // A sign-in (with the nonce sent) and an import: a fresh cache each.
-        _ = handle(
-            response,
-            .init(
-                resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj", grant: .signIn),
-            on: context())
-        _ = handle(
-            response, .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken),
-            on: context())
-
-        // A refresh of the account a genuine sign-in cached.
-        let refreshing = context()
-        guard let seed = try? TokenResponse(body: seedBody, now: now),
-            let signedIn = handle(
-                seed,
-                .init(
-                    resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj",
-                    grant: .signIn),
-                on: refreshing)
-        else { preconditionFailure("the genuine sign-in answer was refused") }
-        precondition(signedIn.account.identifier == homeAccountId, "the seed signed in someone else")
-        if handle(
-            response,
-            .init(
-                resolved: resolved, scopes: scopes, correlationId: correlationId, account: signedIn.account,
-                grant: .refreshToken),
-            on: refreshing) != nil
-        {
-            let accounts = (try? refreshing.cache.read { $0.accounts.values.map(\.homeAccountId) }) ?? []
-            precondition(accounts.allSatisfy { $0 == homeAccountId }, "an accepted refresh added another account")
-        }
+        runToEnd { await handleEverywhere(response) }
     }
     if let error = OAuthServerError(jsonData: body) {
         precondition(!error.error.isEmpty, "an OAuth error without an error")
@@ -151,4 +130,41 @@ public func fuzzTokenResponse(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         _ = device.verificationURI.absoluteString
     }
     return 0
+}
+
+/// The answer as a sign-in, an import, and a refresh of a signed-in account.
+private func handleEverywhere(_ response: TokenResponse) async {
+    let correlationId = UUID()
+
+    // A sign-in (with the nonce sent) and an import: a fresh cache each.
+    _ = await handle(
+        response,
+        .init(
+            resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj", grant: .signIn),
+        on: context())
+    _ = await handle(
+        response, .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken),
+        on: context())
+
+    // A refresh of the account a genuine sign-in cached.
+    let refreshing = context()
+    guard let seed = try? TokenResponse(body: seedBody, now: now),
+        let signedIn = await handle(
+            seed,
+            .init(
+                resolved: resolved, scopes: scopes, correlationId: correlationId, nonce: "n-0S6_WzA2Mj",
+                grant: .signIn),
+            on: refreshing)
+    else { preconditionFailure("the genuine sign-in answer was refused") }
+    precondition(signedIn.account.identifier == homeAccountId, "the seed signed in someone else")
+    if await handle(
+        response,
+        .init(
+            resolved: resolved, scopes: scopes, correlationId: correlationId, account: signedIn.account,
+            grant: .refreshToken),
+        on: refreshing) != nil
+    {
+        let accounts = (try? await refreshing.cache.read { $0.accounts.values.map(\.homeAccountId) }) ?? []
+        precondition(accounts.allSatisfy { $0 == homeAccountId }, "an accepted refresh added another account")
+    }
 }

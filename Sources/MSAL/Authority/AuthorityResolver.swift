@@ -116,7 +116,7 @@ final class AuthorityResolver: Sendable {
     /// aliases do not change). `nil` when that is not enough (a domain-named tenant, or no kept
     /// instance discovery answer): the caller resolves the authority then.
     func offlineLookupScope(_ authority: Authority, knownAuthorities: [Authority], homeTenant: String?)
-        -> CacheLookupScope?
+        async -> CacheLookupScope?
     {
         let developerKnown = authority.isListed(in: knownAuthorities)
         let key = MemoKey(url: authority.urlString, developerKnown: developerKnown)
@@ -138,7 +138,7 @@ final class AuthorityResolver: Sendable {
             try InstanceDiscoveryParser.parse(body, requestedEnvironment: environment, policy: policy)
         }
         guard
-            let body = cache.keptBody(
+            let body = await cache.keptBody(
                 forKey: Self.instanceDiscoveryKey(discoveryURL, environment), isCacheable: { (try? parse($0)) != nil }),
             let metadata = try? parse(body)
         else { return nil }

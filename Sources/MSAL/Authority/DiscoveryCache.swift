@@ -16,9 +16,9 @@ struct DiscoveryCacheEntry: Sendable, Equatable {
 /// started a thousand times makes one discovery call, not a thousand.
 protocol DiscoveryCacheStorage: Sendable {
     /// Every persisted entry, keyed by the lowercased request URL.
-    func loadDiscoveryEntries() -> [String: DiscoveryCacheEntry]
+    func loadDiscoveryEntries() async -> [String: DiscoveryCacheEntry]
     /// Persists `entry` under `key`, keeping other entries.
-    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String)
+    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String) async
 }
 
 /// The in-memory layer over an optional persistent one, with an expiry and one request in
@@ -61,16 +61,16 @@ final class DiscoveryCache: Sendable {
         isCacheable: @escaping @Sendable (Data) -> Bool,
         fetch: @escaping @Sendable () async throws -> Data
     ) async throws -> Data {
-        if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
+        if let cached = await cachedBody(for: key, isCacheable: isCacheable) { return cached }
         return try await fetches.run(key) { [self] in
-            if let cached = cachedBody(for: key, isCacheable: isCacheable) { return cached }
+            if let cached = await cachedBody(for: key, isCacheable: isCacheable) { return cached }
             let body: Data
             do {
                 body = try await fetch()
             } catch {
                 let failure = error as NSError
                 guard failure.domain == NSURLErrorDomain, failure.code != NSURLErrorCancelled,
-                    let stale = keptBody(forKey: key, isCacheable: isCacheable)
+                    let stale = await keptBody(forKey: key, isCacheable: isCacheable)
                 else { throw error }
                 let days = Int(Self.staleLimit / 86_400)
                 Log.warning(
@@ -81,7 +81,7 @@ final class DiscoveryCache: Sendable {
             if isCacheable(body) {
                 let entry = DiscoveryCacheEntry(body: body, expiresOn: now().addingTimeInterval(lifetime))
                 state.withLock { $0.entries[key] = entry }
-                storage?.saveDiscoveryEntry(entry, forKey: key)
+                await storage?.saveDiscoveryEntry(entry, forKey: key)
             }
             return body
         }.value
@@ -92,8 +92,8 @@ final class DiscoveryCache: Sendable {
     static let staleLimit: TimeInterval = 7 * 86_400
 
     /// A kept, still acceptable body for `key`, expired less than ``staleLimit`` ago or not at all.
-    func keptBody(forKey key: String, isCacheable: (Data) -> Bool) -> Data? {
-        _ = cachedBody(for: key, isCacheable: isCacheable)  // loads the persisted entries
+    func keptBody(forKey key: String, isCacheable: (Data) -> Bool) async -> Data? {
+        _ = await cachedBody(for: key, isCacheable: isCacheable)  // loads the persisted entries
         let oldest = now().addingTimeInterval(-Self.staleLimit)
         guard let entry = state.withLock({ $0.entries[key] }), entry.expiresOn > oldest, isCacheable(entry.body)
         else { return nil }
@@ -102,9 +102,9 @@ final class DiscoveryCache: Sendable {
 
     /// An unexpired, still acceptable body from memory, loading the persisted entries on first
     /// use. A persisted entry lives at most ``lifetime`` from now, whatever expiry the file gives.
-    private func cachedBody(for key: String, isCacheable: (Data) -> Bool) -> Data? {
+    private func cachedBody(for key: String, isCacheable: (Data) -> Bool) async -> Data? {
         let persisted: [String: DiscoveryCacheEntry]? =
-            state.withLock { $0.loadedPersisted } ? nil : storage?.loadDiscoveryEntries()
+            state.withLock { $0.loadedPersisted } ? nil : await storage?.loadDiscoveryEntries()
         let current = now()
         let latest = current.addingTimeInterval(lifetime)
         let body: Data? = state.withLock { shared in

@@ -52,9 +52,13 @@ public let MSALInvalidResultKey = "MSALInvalidResultKey"
 /// error; pass it to the compliance remediation.
 public let MSALDisplayableUserIdKey = "MSALDisplayableUserIdKey"
 
-/// The version of the authentication broker that produced the error. Never set on Linux, which has
-/// no broker; kept so code written for MSAL compiles.
+/// The version of the authentication broker that produced the error. Not set on Linux (the Linux
+/// broker's errors carry ``MSALBrokerStatusKey``); kept so code written for MSAL compiles.
 public let MSALBrokerVersionKey = "MSALBrokerVersionKey"
+
+/// The status the Linux broker gave for a failure (`InteractionRequired`, `UserCanceled`, ...),
+/// with its sub-status after a colon when it gave one. Ours; MSAL for iOS has no such key.
+public let MSALBrokerStatusKey = "MSALBrokerStatusKey"
 
 /// The home account id the error refers to, for example in a protection policy error.
 public let MSALHomeAccountIdKey = "MSALHomeAccountIdKey"

@@ -26,6 +26,11 @@ final class ApplicationContext: Sendable {
     let now: @Sendable () -> Date
     /// Waits (device code polling); throws when the task is cancelled. Tests shorten it.
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// The broker, when the configuration turned it on (``MSALBrokeredAvailability/auto`` and a
+    /// connection).
+    let broker: (any MSALBrokerConnection)?
+    /// Whether "no broker answers" was logged already (once per application).
+    let brokerAbsenceLogged = Locked(false)
 
     init(
         configuration: MSALPublicClientApplicationConfig.Values, transport: any HTTPTransport,
@@ -41,6 +46,7 @@ final class ApplicationContext: Sendable {
         extendedLifetimeEnabled = configuration.extendedLifetimeEnabled
         multipleCloudsSupported = configuration.multipleCloudsSupported
         bypassRedirectURIValidation = configuration.bypassRedirectURIValidation
+        broker = configuration.brokerAvailability == .auto ? configuration.brokerConnection : nil
         self.transport = transport
         self.now = now
         self.sleep = sleep

@@ -75,7 +75,7 @@ struct DeviceCodeFlow {
                         requestClientInfo: authority.supportsClientInfo, claims: claims,
                         extraQueryParameters: request.extraQueryParameters, resource: request.resource))
             }, correlationId: correlationId)
-        return try TokenResponseHandler(context: context).handle(
+        return try await TokenResponseHandler(context: context).handle(
             tokens,
             for: .init(
                 resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn,

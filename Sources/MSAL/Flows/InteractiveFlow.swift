@@ -32,6 +32,13 @@ struct InteractiveFlow {
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let claims = MSALClaimsRequest.merged(request.claims, capabilities: context.capabilities)
         try ResourceIndicator.check(request.resource, for: authority, correlationId: correlationId)
+        if let brokered = BrokerFlow(context: context, authority: authority),
+            let result = try await brokered.interactive(
+                scopes: scopes, resolved: resolved, account: request.account, loginHint: request.loginHint,
+                prompt: request.promptType, claims: claims, correlationId: correlationId)
+        {
+            return result
+        }
 
         let web = try WebAuthentication(
             settings: request.webview, configuredRedirectURI: context.redirectUri, correlationId: correlationId)
@@ -48,7 +55,7 @@ struct InteractiveFlow {
             throw error
         }
         authorize.loginHint = request.account?.username ?? request.loginHint
-        authorize.promptType = try promptType(request)
+        authorize.promptType = try await promptType(request)
         authorize.claims = claims
         authorize.resource = request.resource
         authorize.sendClientInfo = authority.supportsClientInfo
@@ -83,7 +90,7 @@ struct InteractiveFlow {
         } catch {
             throw MSALErrors.error(for: error)
         }
-        let result = try TokenResponseHandler(context: context).handle(
+        let result = try await TokenResponseHandler(context: context).handle(
             tokens,
             for: .init(
                 resolved: resolvedForCache, scopes: scopes, correlationId: correlationId, nonce: authorize.nonce,
@@ -94,12 +101,12 @@ struct InteractiveFlow {
 
     /// The prompt to send: the caller's, except that an account signed out of this app must
     /// enter its credentials again (`login`), unless consent was asked for (as MSAL does).
-    private func promptType(_ request: Request) throws -> MSALPromptType {
+    private func promptType(_ request: Request) async throws -> MSALPromptType {
         guard let homeAccountId = request.account?.identifier, request.promptType != .consent else {
             return request.promptType
         }
         let clientId = context.clientId
-        let signedOut = try context.cache.read {
+        let signedOut = try await context.cache.read {
             $0.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut
         }
         return signedOut ? .login : request.promptType

@@ -32,7 +32,7 @@ struct RefreshTokenImportFlow {
         } catch {
             throw MSALErrors.error(for: error)
         }
-        return try TokenResponseHandler(context: context).handle(
+        return try await TokenResponseHandler(context: context).handle(
             response, for: .init(resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .refreshToken)
         )
     }

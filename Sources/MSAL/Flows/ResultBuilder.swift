@@ -32,8 +32,8 @@ struct ResultBuilder {
     func result(
         homeAccountId: String, scope: CacheLookupScope, accessToken: String, scopes: [String],
         expiresOn: Date?, extended: Bool, correlationId: UUID
-    ) throws -> MSALResult {
-        let (account, idToken) = try context.cache.read { store in
+    ) async throws -> MSALResult {
+        let (account, idToken) = try await context.cache.read { store in
             parts(store, homeAccountId: homeAccountId, scope: scope)
         }
         return result(

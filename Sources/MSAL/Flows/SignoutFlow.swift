@@ -8,8 +8,16 @@ struct SignoutFlow {
     func run(account: MSALAccount, parameters: MSALSignoutParameters, correlationId: UUID) async throws {
         let options = parameters.snapshot
         let clientId = context.clientId
+        // The broker forgets the account too, when it is on and serves the account's authority.
+        if context.broker != nil,
+            let (authority, _) = try? context.requestAuthority(
+                nil, account: account, retarget: true, correlationId: correlationId),
+            let brokered = BrokerFlow(context: context, authority: authority)
+        {
+            await brokered.removeAccount(account, correlationId: correlationId)
+        }
         if let homeAccountId = account.identifier {
-            try context.cache.modify { store in
+            try await context.cache.modify { store in
                 if options.wipeAll {
                     store.wipeAllAccounts()
                 } else if options.wipeAccount {
@@ -19,7 +27,7 @@ struct SignoutFlow {
                 }
             }
         } else if options.wipeAll {
-            try context.cache.modify { $0.wipeAllAccounts() }
+            try await context.cache.modify { $0.wipeAllAccounts() }
         }
         guard options.browser else { return }
 

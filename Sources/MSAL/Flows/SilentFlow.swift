@@ -22,7 +22,7 @@ struct SilentFlow {
 
     func run(_ request: Request) async throws -> MSALResult {
         let correlationId = request.correlationId
-        let account = try resolveAccount(request)
+        let account = try await resolveAccount(request)
         guard let homeAccountId = account.identifier else {
             throw interactionRequired("The account has no identifier; sign in interactively.", correlationId)
         }
@@ -40,9 +40,9 @@ struct SilentFlow {
         // The cache first, with what sign-in recorded: discovery runs only when a request is
         // about to be sent, so a cached token needs no network.
         if !skipCache,
-            let offline = context.resolver.offlineLookupScope(
+            let offline = await context.resolver.offlineLookupScope(
                 authority, knownAuthorities: knownAuthorities, homeTenant: homeTenant),
-            case .hit(let hit) = try cachedToken(
+            case .hit(let hit) = try await cachedToken(
                 homeAccountId: homeAccountId, scope: offline, scopes: scopes, resource: request.resource)
         {
             Log.info("Returning a cached access token", correlationId: correlationId)
@@ -52,7 +52,7 @@ struct SilentFlow {
             authority, knownAuthorities: knownAuthorities, correlationId: correlationId)
         let realm = ApplicationContext.cacheRealm(resolved, homeTenant: homeTenant)
         let scope = resolved.lookupScope(realm: realm)
-        let lookup = try cachedToken(
+        let lookup = try await cachedToken(
             homeAccountId: homeAccountId, scope: scope, scopes: scopes, resource: request.resource, skipCache: skipCache
         )
         let decision = SilentTokenDecision.decide(
@@ -61,6 +61,13 @@ struct SilentFlow {
         if case .returnCached = decision, case .hit(let hit) = lookup {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return result(of: hit, homeAccountId: homeAccountId, scope: scope, correlationId)
+        }
+        // Through the broker when it is on and answers (its tokens come without a refresh token).
+        if let brokered = BrokerFlow(context: context, authority: authority),
+            let result = try await brokered.silent(
+                scopes: scopes, resolved: resolved, account: account, claims: claims, correlationId: correlationId)
+        {
+            return result
         }
         return try await refresh(
             RefreshAttempt(
@@ -71,7 +78,7 @@ struct SilentFlow {
 
     // MARK: Account and cache
 
-    private func resolveAccount(_ request: Request) throws -> MSALAccount {
+    private func resolveAccount(_ request: Request) async throws -> MSALAccount {
         if let account = request.account { return account }
         guard let hint = request.loginHint, !hint.isEmpty else {
             throw interactionRequired(
@@ -79,7 +86,7 @@ struct SilentFlow {
                     + "an account identifier before calling acquireTokenSilent.", request.correlationId)
         }
         let clientId = context.clientId
-        let summaries = try context.cache.read { store in
+        let summaries = try await context.cache.read { store in
             store.accounts(
                 clientId: clientId, familyId: store.familyId(clientId: clientId), environments: nil,
                 query: AccountQuery(username: hint))
@@ -98,13 +105,13 @@ struct SilentFlow {
     private func cachedToken(
         homeAccountId: String, scope: CacheLookupScope, scopes: OrderedScopes, resource: String?,
         skipCache: Bool = false
-    ) throws -> CacheLookup {
+    ) async throws -> CacheLookup {
         let clientId = context.clientId
         let now = context.now()
         let buffer = context.tokenExpirationBuffer
         let wanted = TokenStore.lowercasedScopes(scopes.values)
         let builder = ResultBuilder(context: context)
-        return try context.cache.read { store in
+        return try await context.cache.read { store in
             if store.signInState(clientId: clientId, homeAccountId: homeAccountId) == .signedOut {
                 throw interactionRequired("Account is signed out, user interaction is required.", nil)
             }
@@ -145,8 +152,8 @@ struct SilentFlow {
     }
 
     /// The result of a cached token a failed refresh falls back to.
-    private func result(of cached: CachedFallback, _ attempt: RefreshAttempt) throws -> MSALResult {
-        try ResultBuilder(context: context).result(
+    private func result(of cached: CachedFallback, _ attempt: RefreshAttempt) async throws -> MSALResult {
+        try await ResultBuilder(context: context).result(
             homeAccountId: attempt.homeAccountId, scope: attempt.lookupScope, accessToken: cached.token.secret,
             scopes: context.scopes(ofTarget: cached.token.target),
             expiresOn: cached.token.expiresOn.map { Date(timeIntervalSince1970: TimeInterval($0)) },
@@ -167,7 +174,7 @@ struct SilentFlow {
         } catch let failure as RefreshFailure {
             if let cached = attempt.cached, SilentTokenDecision.mayFallBack(cached.fallback, after: failure) {
                 Log.warning("Refresh failed; returning the cached access token", correlationId: attempt.correlationId)
-                return try result(of: cached, attempt)
+                return try await result(of: cached, attempt)
             }
             throw failure.error
         }
@@ -180,14 +187,14 @@ struct SilentFlow {
         // Another caller (or a process sharing the cache file) may have refreshed meanwhile: a
         // token that is now good is returned without a request.
         if attempt.mayReturnFreshToken,
-            case .hit(let fresh) = try cachedToken(
+            case .hit(let fresh) = try await cachedToken(
                 homeAccountId: homeAccountId, scope: attempt.lookupScope, scopes: attempt.scopes,
                 resource: attempt.request.resource),
             fresh.secret != attempt.cached?.token.secret
         {
             return result(of: fresh, homeAccountId: homeAccountId, scope: attempt.lookupScope, attempt.correlationId)
         }
-        let (appToken, familyToken) = try context.cache.read { store in
+        let (appToken, familyToken) = try await context.cache.read { store in
             let familyId = store.familyId(environments: environments, clientId: clientId)
             return (
                 store.refreshToken(homeAccountId: homeAccountId, environments: environments, clientId: clientId),
@@ -242,11 +249,11 @@ struct SilentFlow {
             response = try await context.tokenClient.redeem(
                 tokenRequest, correlationId: correlationId, homeAccountId: attempt.account.identifier)
         } catch {
-            applySideEffects(.after(error, usedFamilyRefreshToken: usedFamily), refreshToken: refreshToken)
+            await applySideEffects(.after(error, usedFamilyRefreshToken: usedFamily), refreshToken: refreshToken)
             context.throttling.record(error, for: thumbprints)
             throw RefreshFailure.request(error)
         }
-        return try TokenResponseHandler(context: context).handle(
+        return try await TokenResponseHandler(context: context).handle(
             response,
             for: .init(
                 resolved: attempt.resolved, scopes: attempt.scopes, correlationId: correlationId,
@@ -255,22 +262,24 @@ struct SilentFlow {
 
     /// The cache changes a refresh failure calls for: `bad_token` deletes the used refresh token;
     /// `client_mismatch` after a family token takes the app out of the family.
-    private func applySideEffects(_ action: SubErrorAction, refreshToken: CacheRefreshToken) {
+    private func applySideEffects(_ action: SubErrorAction, refreshToken: CacheRefreshToken) async {
         let clientId = context.clientId
         do {
             switch action {
             case .none:
                 break
             case .deleteRefreshToken:
-                _ = try context.cache.modify { store in
+                _ = try await context.cache.modify { store in
                     store.removeRefreshToken(
                         homeAccountId: refreshToken.homeAccountId, environment: refreshToken.environment,
                         clientId: refreshToken.clientId, secret: refreshToken.secret)
                 }
             case .clearFamilyId:
-                try context.cache.modify { $0.clearFamilyId(environment: refreshToken.environment, clientId: clientId) }
+                try await context.cache.modify {
+                    $0.clearFamilyId(environment: refreshToken.environment, clientId: clientId)
+                }
             case .removeAccount:
-                try context.cache.modify {
+                try await context.cache.modify {
                     $0.removeAccount(homeAccountId: refreshToken.homeAccountId, clientId: clientId)
                 }
             }

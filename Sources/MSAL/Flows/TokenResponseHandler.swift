@@ -37,7 +37,7 @@ struct TokenResponseHandler {
     /// A refused answer changes nothing in the cache.
     ///
     /// - Throws: -50000 with internal -42600 when the answer is refused or identifies no account.
-    func handle(_ response: TokenResponse, for request: Request) throws -> MSALResult {
+    func handle(_ response: TokenResponse, for request: Request) async throws -> MSALResult {
         let authority = request.resolved.authority
         let correlationId = request.correlationId
         let clientInfo = try response.clientInfo.map { try ClientInfo(raw: $0, correlationId: correlationId) }
@@ -63,7 +63,7 @@ struct TokenResponseHandler {
         let realm = Self.realm(claims: claims, resolved: request.resolved, homeTenant: homeTenant)
         let clientId = context.clientId
         let lookup = request.resolved.cacheLookupEnvironments
-        let (cached, cachedIdToken) = try context.cache.read { store in
+        let (cached, cachedIdToken) = try await context.cache.read { store in
             (
                 store.account(homeAccountId: homeAccountId, environments: lookup, realm: realm),
                 store.idTokenSecret(
@@ -112,9 +112,9 @@ struct TokenResponseHandler {
         record.refreshTokenExpiresOn = response.refreshToken == nil ? nil : response.refreshTokenExpiresOnSeconds
         record.foci = response.familyId
         record.resource = request.resource
-        try context.cache.modify { $0.save(record) }
+        try await context.cache.modify { $0.save(record) }
 
-        let result = try ResultBuilder(context: context).result(
+        let result = try await ResultBuilder(context: context).result(
             homeAccountId: homeAccountId, scope: request.resolved.lookupScope(realm: realm),
             accessToken: response.accessToken, scopes: record.scopes,
             expiresOn: response.expiresOn, extended: false, correlationId: correlationId)

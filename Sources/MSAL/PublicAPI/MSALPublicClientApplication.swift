@@ -96,7 +96,7 @@ public final class MSALPublicClientApplication: Sendable {
         guard let homeAccountId = account.identifier else { return }
         let clientId = context.clientId
         do {
-            try context.cache.modify {
+            try context.cache.modifyBlocking {
                 $0.removeAccount(homeAccountId: homeAccountId, clientId: clientId)
             }
         } catch {
@@ -107,7 +107,7 @@ public final class MSALPublicClientApplication: Sendable {
     private func accounts(matching query: AccountQuery) throws -> [MSALAccount] {
         let clientId = context.clientId
         do {
-            return try context.cache.read { store in
+            return try context.cache.readBlocking { store in
                 store.accounts(
                     clientId: clientId, familyId: store.familyId(clientId: clientId), environments: nil,
                     query: query)

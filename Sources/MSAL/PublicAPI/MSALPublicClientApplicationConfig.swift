@@ -23,6 +23,8 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         var httpConfig = MSALHTTPConfig(following: MSALGlobalConfig.httpConfig)
         var cacheConfig: MSALCacheConfig
         var clock: TestClock?
+        var brokerAvailability = MSALBrokeredAvailability.none
+        var brokerConnection: (any MSALBrokerConnection)?
     }
 
     /// A clock and a way to wait that replace the system's, set by test support.
@@ -158,6 +160,23 @@ public final class MSALPublicClientApplicationConfig: @unchecked Sendable {
         now: @escaping @Sendable () -> Date, sleep: @escaping @Sendable (TimeInterval) async throws -> Void
     ) {
         values.withLock { $0.clock = TestClock(now: now, sleep: sleep) }
+    }
+
+    /// Whether sign-in, silent calls, accounts and sign-out go through the broker, for Microsoft
+    /// Entra ID (AAD) authorities. ``MSALBrokeredAvailability/none`` by default: MSAL for iOS has
+    /// the setting (on `MSALGlobalConfig`, on by default there); on Linux it is per application
+    /// and off until set, and it needs ``brokerConnection`` too.
+    public var brokerAvailability: MSALBrokeredAvailability {
+        get { values.withLock { $0.brokerAvailability } }
+        set { values.withLock { $0.brokerAvailability = newValue } }
+    }
+
+    /// How the broker is reached: `MSALLinuxBroker()` of the `MSALBroker` product (the session
+    /// bus, or a bus address of this application's own). Used only when ``brokerAvailability`` is
+    /// ``MSALBrokeredAvailability/auto``.
+    public var brokerConnection: (any MSALBrokerConnection)? {
+        get { values.withLock { $0.brokerConnection } }
+        set { values.withLock { $0.brokerConnection = newValue } }
     }
 
     /// Where and how tokens are cached.

@@ -133,11 +133,11 @@ struct SystemBrowser: Sendable {
         return nil
     }
 
-    /// Opens `url` with the first command that starts. Blocks up to ``launchGrace`` per command:
-    /// call it off Swift's cooperative pool.
+    /// Opens `url` with the first command that starts. Waits up to ``launchGrace`` per command,
+    /// suspended (the task checks the command every 10 ms).
     ///
     /// - Throws: -50000 naming the commands tried and why each failed.
-    func open(_ url: URL, correlationId: UUID?) throws {
+    func open(_ url: URL, correlationId: UUID?) async throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw MSALErrors.make(
                 .internalErrorInvalidParameter, "Only http and https URLs are opened in the browser.",
@@ -151,7 +151,7 @@ struct SystemBrowser: Sendable {
                 failures.append("'\(name)' was not found")
                 continue
             }
-            switch launch(executable: executable, arguments: Array(arguments.dropFirst())) {
+            switch await launch(executable: executable, arguments: Array(arguments.dropFirst())) {
             case .started:
                 Log.info("Opened the sign-in page with \(name).", correlationId: correlationId)
                 return
@@ -172,7 +172,7 @@ struct SystemBrowser: Sendable {
         case failed(String)
     }
 
-    private func launch(executable: String, arguments: [String]) -> LaunchResult {
+    private func launch(executable: String, arguments: [String]) async -> LaunchResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -184,9 +184,10 @@ struct SystemBrowser: Sendable {
         } catch {
             return .failed("could not be started (\((error as NSError).localizedDescription))")
         }
-        let deadline = Date().addingTimeInterval(launchGrace)
-        while process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+        let deadline = ContinuousClock.now + .milliseconds(Int((launchGrace * 1000).rounded()))
+        while process.isRunning && ContinuousClock.now < deadline {
+            // Not `try`: a cancelled sign-in still learns whether the browser started.
+            try? await Task.sleep(for: .milliseconds(10))
         }
         if process.isRunning { return .started }
         let status = process.terminationStatus

@@ -19,15 +19,15 @@ struct SystemBrowserWebview: MSALWebviewProvider {
         let listener = listener
         let browser = browser
         let correlationId = correlationId
-        let thread = Thread {
+        // Beside the wait for the redirect: a browser that stays open never ends `open`'s wait
+        // before its grace, and one that fails ends the wait for the redirect.
+        Task {
             do {
-                try browser.open(startURL, correlationId: correlationId)
+                try await browser.open(startURL, correlationId: correlationId)
             } catch {
                 listener.fail(error as NSError)
             }
         }
-        thread.name = "msal-open-browser"
-        thread.start()
         return try await listener.waitForRedirect(expectedState: state, responseMode: responseMode, timeout: timeout)
     }
 }

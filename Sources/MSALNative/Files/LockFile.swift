@@ -64,27 +64,13 @@ package final class LockFile: Sendable {
     }
 
     /// Takes the exclusive lock if it is free now (`LOCK_EX | LOCK_NB`); `false` when another
-    /// descriptor holds it.
+    /// descriptor holds it. Never blocks: callers wait between tries as suits them (the library's
+    /// `LockWait`), outside any in-process lock.
     package func tryLock() throws(FileError) -> Bool {
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if errno == EINTR { continue }
             if errno == EWOULDBLOCK { return false }
             throw .last("lock", path)
-        }
-        return true
-    }
-
-    /// Takes the exclusive lock, polling with a short, capped back-off; `false` when it was
-    /// still held by another after `timeout` seconds. The cap keeps a waiter from being starved
-    /// by processes that take the lock again and again between its polls (flock has no queue for
-    /// non-blocking waiters).
-    package func lock(timeout: Double) throws(FileError) -> Bool {
-        let deadline = FileSystem.coarseMonotonicNanoseconds() + Int64(max(0, timeout) * 1e9)
-        var pause: UInt32 = 500  // microseconds
-        while try !tryLock() {
-            guard FileSystem.coarseMonotonicNanoseconds() < deadline else { return false }
-            usleep(pause)
-            pause = min(pause * 2, 2_000)
         }
         return true
     }

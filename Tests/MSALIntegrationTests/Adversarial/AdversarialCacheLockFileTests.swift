@@ -25,7 +25,7 @@ final class AdversarialCacheLockFileTests: XCTestCase {
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600))
         for index in 0..<Self.writesPerProcess {
             let secret = String(format: "at-unlink-%d-%03d", worker, index)
-            try cache.modify { $0.save(Self.record(worker: worker, index: index, accessToken: secret)) }
+            try cache.modifyBlocking { $0.save(Self.record(worker: worker, index: index, accessToken: secret)) }
             FileHandle.standardOutput.write(Data("ack \(secret)\n".utf8))
         }
     }

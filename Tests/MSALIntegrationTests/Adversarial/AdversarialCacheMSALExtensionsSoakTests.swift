@@ -70,7 +70,7 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
             var entered = 0.0
             var fallen = false
             try Self.withMSALExtensionsLock(path, enabled: referenceLock) {
-                try cache.modify {
+                try cache.modifyBlocking {
                     entered = Date().timeIntervalSince1970
                     fallen = Self.holdsARemovedLockFile(path)
                     $0.save(Self.record(slot: slot, account: account, accessToken: secret))
@@ -346,7 +346,7 @@ final class AdversarialCacheMSALExtensionsSoakTests: XCTestCase {
         var lostInTheirRace: [String] = []
         for (homeAccountId, ack) in newest.sorted(by: { $0.key < $1.key }) {
             let theirs = pythonTokens[homeAccountId] ?? []
-            let mine = try ours.read { store in
+            let mine = try ours.readBlocking { store in
                 store.accessToken(
                     homeAccountId: homeAccountId, environments: ["login.microsoftonline.com"], realm: Self.tenant,
                     clientId: Self.clientId, scopes: ["user.read"])?.secret

@@ -66,7 +66,7 @@ final class ApplicationOptionsTests: XCTestCase {
         await assertFailure(code: MSALError.interactionRequired.rawValue) {
             _ = try await two.application.acquireTokenSilent(with: parameters)
         }
-        let familyId = try two.application.context.cache.read { store in
+        let familyId = try await two.application.context.cache.read { store in
             store.familyId(environments: ["login.windows.net"], clientId: EmulatorClient.familyAppTwo.clientId)
         }
         XCTAssertEqual(familyId, "", "app metadata records the app left the family")

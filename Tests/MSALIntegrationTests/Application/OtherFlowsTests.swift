@@ -65,12 +65,12 @@ final class OtherFlowsTests: XCTestCase {
         let source = try EmulatedApp(emulator: emulator)
         let signedIn = try await source.signIn()
         let homeAccountId = try XCTUnwrap(signedIn.account.identifier)
-        let refreshToken = try XCTUnwrap(
-            try source.application.context.cache.read { store in
-                store.refreshToken(
-                    homeAccountId: homeAccountId, environments: ["login.windows.net", "login.microsoftonline.com"],
-                    clientId: EmulatorClient.sample.clientId)
-            }?.secret)
+        let cachedRefreshToken = try await source.application.context.cache.read { store in
+            store.refreshToken(
+                homeAccountId: homeAccountId, environments: ["login.windows.net", "login.microsoftonline.com"],
+                clientId: EmulatorClient.sample.clientId)
+        }?.secret
+        let refreshToken = try XCTUnwrap(cachedRefreshToken)
 
         let target = try EmulatedApp(emulator: emulator)
         XCTAssertEqual(try target.application.allAccounts().count, 0)

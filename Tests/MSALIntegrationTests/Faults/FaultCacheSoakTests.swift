@@ -26,7 +26,7 @@ final class FaultCacheSoakTests: XCTestCase {
         while true {  // until killed
             let account = index % Self.accountsPerSlot
             let secret = Self.secret(slot: slot, generation: generation, index: index)
-            try cache.modify { $0.save(Self.record(slot: slot, account: account, accessToken: secret)) }
+            try cache.modifyBlocking { $0.save(Self.record(slot: slot, account: account, accessToken: secret)) }
             FileHandle.standardOutput.write(Data("ack \(account) \(secret)\n".utf8))
             index += 1
         }

@@ -242,13 +242,13 @@ final class GlewlwydProtectedResourceTests: XCTestCase {
         XCTAssertEqual(answer.statusCode, 200, String(decoding: answer.body, as: UTF8.self))
         XCTAssertEqual(calls(), 2)
 
-        // 5. From now on silently: the token is cached for the resource, and the new grant is for
-        // the resource, so its refresh token is too.
+        // 5. From now on silently: the token cached for the resource, then (forced) a refresh:
+        // the new grant is for the resource, so its refresh token is too.
         let cached = try await application.acquireTokenSilent(with: silent)
-        XCTAssertEqual(cached.accessToken, token.accessToken, "cached for the resource")
+        XCTAssertEqual(cached.accessToken, token.accessToken, "the resource's token is cached for it")
         silent.forceRefresh = true
         let refreshed = try await application.acquireTokenSilent(with: silent)
-        XCTAssertNotEqual(refreshed.accessToken, token.accessToken, "a refresh for the resource")
+        XCTAssertNotEqual(refreshed.accessToken, token.accessToken)
         XCTAssertEqual(audiences(refreshed.accessToken), [resource])
         let again = try await application.callProtectedResource(
             request, authorizationHeader: refreshed.authorizationHeader)

@@ -57,8 +57,8 @@ final class PythonKeptEntryInteropTests: XCTestCase {
         record.scopes = ["User.Read"]
         record.cachedAt = 1_700_000_000
         record.expiresOn = 4_000_000_000
-        try cache.modify { $0.save(record) }
-        try cache.modify { $0.setSignInState(.signedIn, clientId: "ours", homeAccountId: "me.utid") }
+        try cache.modifyBlocking { $0.save(record) }
+        try cache.modifyBlocking { $0.setSignInState(.signedIn, clientId: "ours", homeAccountId: "me.utid") }
 
         let result = try MSALPython.run([python.python.path, "-c", Self.reader, path])
         XCTAssertEqual(result.status, 0, result.stderr)

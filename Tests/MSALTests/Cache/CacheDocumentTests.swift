@@ -210,6 +210,6 @@ final class CacheDocumentTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
         try PythonShapedCacheFile.write(path: path, accounts: 3)
-        XCTAssertEqual(try TokenCache(filePath: path).read { $0.counts.accessTokens }, 3)
+        XCTAssertEqual(try TokenCache(filePath: path).readBlocking { $0.counts.accessTokens }, 3)
     }
 }

@@ -66,12 +66,12 @@ final class CacheDuplicateKeyTests: XCTestCase {
     // MARK: - Two entities of ours that make one key
 
     func testTwoAccessTokensDifferingOnlyInTokenTypeAreWrittenOnce() throws {
-        try cache().modify { store in
+        try cache().modifyBlocking { store in
             store.upsert(accessToken(secret: "bearer"))
             store.upsert(accessToken(tokenType: "pop", secret: "pop"))
         }
         XCTAssertEqual(try DuplicateMemberNames.find(in: try fileText()), [])
-        let (count, secret) = try cache().read { ($0.accessTokens.count, $0.accessTokens.values.first?.secret) }
+        let (count, secret) = try cache().readBlocking { ($0.accessTokens.count, $0.accessTokens.values.first?.secret) }
         XCTAssertEqual(count, 1)
         XCTAssertEqual(secret, "pop", "the later one stays")
         XCTAssertTrue(try fileText().contains("\"pop\""))
@@ -80,13 +80,13 @@ final class CacheDuplicateKeyTests: XCTestCase {
 
     func testHomeAccountIdsDifferingByCaseAreWrittenOnceAndTheStoreAgrees() throws {
         let cache = cache()
-        try cache.modify { store in
+        try cache.modifyBlocking { store in
             store.upsert(accessToken(hid: "UID.UTID", secret: "upper"))
             store.upsert(accessToken(hid: "uid.utid", secret: "lower"))
         }
         XCTAssertEqual(try DuplicateMemberNames.find(in: try fileText()), [])
-        XCTAssertEqual(try cache.read { $0.accessTokens.values.map(\.homeAccountId) }, ["uid.utid"])
-        XCTAssertEqual(try self.cache().read { $0.accessTokens.values.map(\.homeAccountId) }, ["uid.utid"])
+        XCTAssertEqual(try cache.readBlocking { $0.accessTokens.values.map(\.homeAccountId) }, ["uid.utid"])
+        XCTAssertEqual(try self.cache().readBlocking { $0.accessTokens.values.map(\.homeAccountId) }, ["uid.utid"])
     }
 
     // MARK: - Ours against the key an older entry was read under
@@ -96,12 +96,12 @@ final class CacheDuplicateKeyTests: XCTestCase {
         try Data(("{\"AccessToken\": {\n" + entry(builtKey, realm: "other", secret: "older") + "\n}}").utf8)
             .write(to: URL(fileURLWithPath: path))
         let cache = cache()
-        XCTAssertEqual(try cache.read { $0.accessTokens.values.count }, 1)
-        try cache.modify { $0.upsert(accessToken(secret: "ours")) }
+        XCTAssertEqual(try cache.readBlocking { $0.accessTokens.values.count }, 1)
+        try cache.modifyBlocking { $0.upsert(accessToken(secret: "ours")) }
         let text = try fileText()
         XCTAssertEqual(try DuplicateMemberNames.find(in: text), [])
         XCTAssertTrue(text.contains("\"ours\""), text)
-        XCTAssertEqual(try cache.read { $0.accessTokens.values.map(\.realm) }, ["utid"])
+        XCTAssertEqual(try cache.readBlocking { $0.accessTokens.values.map(\.realm) }, ["utid"])
     }
 
     // MARK: - Input that names a member twice

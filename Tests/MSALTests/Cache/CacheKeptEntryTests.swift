@@ -287,11 +287,11 @@ final class CacheKeptEntryTests: XCTestCase {
         var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
         settings.durable = false
         let cache = TokenCache(settings: settings)
-        XCTAssertEqual(try cache.read { $0.accessTokens.values.count }, 1)
-        try cache.modify { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
+        XCTAssertEqual(try cache.readBlocking { $0.accessTokens.values.count }, 1)
+        try cache.modifyBlocking { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         XCTAssertFalse(names.contains { $0.contains("corrupt") }, "\(names)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).first, UInt8(ascii: "{"))
-        XCTAssertEqual(try TokenCache(settings: settings).read { $0.accessTokens.values.count }, 1)
+        XCTAssertEqual(try TokenCache(settings: settings).readBlocking { $0.accessTokens.values.count }, 1)
     }
 }

@@ -61,7 +61,7 @@ final class CacheKeyStoreTests: XCTestCase {
             settings: CacheSettings(
                 location: .file(path: folder.appendingPathComponent("cache.json").path, isDefault: false),
                 encryptionKey: key))
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
     }
 
     // MARK: - Decisions
@@ -112,7 +112,7 @@ final class CacheKeyStoreTests: XCTestCase {
 
     func testAPlaintextCacheIsKeptAndEncryptedByItsNextChange() throws {
         let path = folder.appendingPathComponent("cache.json").path
-        try TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false))).modify {
+        try TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false))).modifyBlocking {
             $0.save(CacheFixtures.response())
         }
         let store = MemoryKeyStore()

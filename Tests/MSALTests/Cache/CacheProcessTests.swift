@@ -31,7 +31,7 @@ final class CacheProcessTests: XCTestCase {
         switch role {
         case "save":
             for index in 0..<count {
-                try cache.modify {
+                try cache.modifyBlocking {
                     $0.save(CacheFixtures.response(uid: "w\(id)-\(index)", accessToken: "at-\(id)-\(index)"))
                 }
             }
@@ -39,7 +39,7 @@ final class CacheProcessTests: XCTestCase {
             var index = 0
             FileHandle.standardOutput.write(Data("started\n".utf8))
             while true {  // until killed
-                try cache.modify {
+                try cache.modifyBlocking {
                     $0.save(CacheFixtures.response(uid: "churn-\(index % 50)", accessToken: "at-\(index)"))
                 }
                 index += 1
@@ -76,12 +76,12 @@ final class CacheProcessTests: XCTestCase {
             XCTAssertEqual(process.terminationStatus, 0)
         }
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        let secrets = Set(try cache.read { $0.accessTokens.values.map(\.secret) })
+        let secrets = Set(try cache.readBlocking { $0.accessTokens.values.map(\.secret) })
         XCTAssertEqual(secrets.count, 8 * saves)
         for id in 0..<8 {
             for index in 0..<saves { XCTAssertTrue(secrets.contains("at-\(id)-\(index)"), "at-\(id)-\(index)") }
         }
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 8 * saves)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 8 * saves)
     }
 
     func testWriterKilledMidWriteLeavesAReadableCacheAndAUsableLock() throws {
@@ -92,7 +92,7 @@ final class CacheProcessTests: XCTestCase {
             seed.save(CacheFixtures.response(uid: "seed-\(index)", accessToken: String(repeating: "a", count: 1500)))
         }
         let seeded = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        try seeded.modify { $0 = seed }
+        try seeded.modifyBlocking { $0 = seed }
 
         for round in 0..<3 {
             let process = try worker("churn", path: path, id: round)
@@ -103,9 +103,9 @@ final class CacheProcessTests: XCTestCase {
 
             let reader = TokenCache(
                 settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2))
-            let accounts = try reader.read { $0.counts.accounts }
+            let accounts = try reader.readBlocking { $0.counts.accounts }
             XCTAssertGreaterThanOrEqual(accounts, 1500, "round \(round)")
-            try reader.modify { $0.save(CacheFixtures.response(uid: "after-\(round)")) }
+            try reader.modifyBlocking { $0.save(CacheFixtures.response(uid: "after-\(round)")) }
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             XCTAssertFalse(names.contains { $0.contains(".corrupt-") }, "never corrupt: \(names)")
         }

@@ -65,7 +65,7 @@ final class CacheStorageHazardTests: XCTestCase {
             },
             { () -> String? in
                 do {
-                    _ = try cache.read { $0.counts.accounts }
+                    _ = try cache.readBlocking { $0.counts.accounts }
                     return nil
                 } catch {
                     return (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? ""
@@ -74,7 +74,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let text = try XCTUnwrap(readError ?? nil, "reading a FIFO is an error")
         XCTAssertTrue(text.contains(cachePath), text)
         XCTAssertTrue(text.contains("FIFO"), text)
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) }) { error in
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) }) { error in
             XCTAssertTrue(message(error).contains("FIFO"), message(error))
         }
         XCTAssertEqual(try FileSystem.linkStatus(cachePath)?.kind, .fifo, "never renamed nor replaced")
@@ -85,11 +85,11 @@ final class CacheStorageHazardTests: XCTestCase {
         let cachePath = path("cache.json")
         XCTAssertEqual(symlink("/dev/null", cachePath), 0)
         let cache = fileCache(cachePath)
-        XCTAssertThrowsError(try cache.read { $0.counts.accounts }) { error in
+        XCTAssertThrowsError(try cache.readBlocking { $0.counts.accounts }) { error in
             XCTAssertTrue(message(error).contains("character device"), message(error))
             XCTAssertTrue(message(error).contains(cachePath), message(error))
         }
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) }) { error in
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) }) { error in
             XCTAssertTrue(message(error).contains("character device"), message(error))
         }
         XCTAssertEqual(try FileSystem.linkStatus(cachePath)?.kind, .symbolicLink)
@@ -102,10 +102,10 @@ final class CacheStorageHazardTests: XCTestCase {
         let cachePath = path("cache.json")
         try FileManager.default.createDirectory(atPath: cachePath, withIntermediateDirectories: false)
         let cache = fileCache(cachePath)
-        XCTAssertThrowsError(try cache.read { $0.counts.accounts }) { error in
+        XCTAssertThrowsError(try cache.readBlocking { $0.counts.accounts }) { error in
             XCTAssertTrue(message(error).contains("a directory"), message(error))
         }
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) })
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) })
         XCTAssertEqual(try FileSystem.linkStatus(cachePath)?.kind, .directory)
     }
 
@@ -127,7 +127,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let waiter = Locked<FileLock?>(nil)
         let done = expectation(description: "locked")
         Thread.detachNewThread {
-            let lock = try? FileLock(path: lockPath, timeout: 20)
+            let lock = try? FileLock.take(path: lockPath, timeout: 20)
             waiter.withLock { $0 = lock }
             done.fulfill()
         }
@@ -153,7 +153,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let cachePath = path("cache.json")
         let elsewhere = path("elsewhere")
         XCTAssertEqual(symlink(elsewhere + "-lock", cachePath + ".lock"), 0)
-        XCTAssertThrowsError(try fileCache(cachePath).modify { $0.save(CacheFixtures.response()) }) { error in
+        XCTAssertThrowsError(try fileCache(cachePath).modifyBlocking { $0.save(CacheFixtures.response()) }) { error in
             XCTAssertTrue(message(error).contains(cachePath + ".lock"), message(error))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere + "-lock"))
@@ -162,7 +162,7 @@ final class CacheStorageHazardTests: XCTestCase {
         XCTAssertEqual(symlink(elsewhere + "-lockfile", cachePath + ".lockfile"), 0)
         XCTAssertEqual(symlink(elsewhere + "-refresh", cachePath + ".refresh.lock"), 0)
         let cache = fileCache(cachePath, lockTimeout: 0.5)
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) })
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) })
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere + "-lockfile"))
         let refresh = RefreshLock(cacheFilePath: cachePath)
         let ran = Locked(false)
@@ -184,11 +184,11 @@ final class CacheStorageHazardTests: XCTestCase {
         let cachePath = path("cache.json")
         XCTAssertEqual(symlink("dotfiles/msal_cache.json", cachePath), 0)
 
-        try fileCache(cachePath).modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        try fileCache(cachePath).modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
         XCTAssertEqual(try FileSystem.linkStatus(cachePath)?.kind, .symbolicLink)
         XCTAssertEqual(try FileSystem.linkTarget(cachePath), "dotfiles/msal_cache.json")
         let again = fileCache(target)
-        XCTAssertEqual(try again.read { $0.counts.accounts }, 2, "the target holds the new document")
+        XCTAssertEqual(try again.readBlocking { $0.counts.accounts }, 2, "the target holds the new document")
         XCTAssertFalse(names().contains { $0.contains(".tmp-") }, "\(names())")
         let besideTarget = try FileManager.default.contentsOfDirectory(atPath: dotfiles)
         XCTAssertFalse(besideTarget.contains { $0.contains(".tmp-") }, "\(besideTarget)")
@@ -209,7 +209,7 @@ final class CacheStorageHazardTests: XCTestCase {
             MSALGlobalConfig.loggerConfig.logLevel = .info
         }
         let cache = fileCache(cachePath)
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 0)
         let report = try XCTUnwrap(cache.takeQuarantines().first)
         XCTAssertEqual(report.path, cachePath)
         let moved = try XCTUnwrap(report.movedTo)
@@ -225,7 +225,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let key = [UInt8](repeating: 7, count: 32)
         let cache = TokenCache(
             settings: CacheSettings(location: .file(path: cachePath, isDefault: false), encryptionKey: key))
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1, "not mistaken for a damaged encrypted file")
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 1, "not mistaken for a damaged encrypted file")
     }
 
     // MARK: In-place writers (MSAL Python's extension)
@@ -269,7 +269,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let accounts = Locked<Int?>(nil)
         let done = expectation(description: "read")
         Thread.detachNewThread {
-            accounts.withLock { $0 = try? cache.read { $0.counts.accounts } }
+            accounts.withLock { $0 = try? cache.readBlocking { $0.counts.accounts } }
             finished.withLock { $0 = true }
             done.fulfill()
         }
@@ -288,14 +288,14 @@ final class CacheStorageHazardTests: XCTestCase {
         let cachePath = path("cache.json")
         try Data(documentWith(["alice"])).write(to: URL(fileURLWithPath: cachePath))
         let cache = fileCache(cachePath, lockTimeout: 20)
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 1)
         let lock = try holdExtensionsLock(cachePath)
         XCTAssertEqual(truncate(cachePath, 0), 0, "msal-extensions opens the file with O_TRUNC")
         let finished = Locked(false)
         let accounts = Locked<Int?>(nil)
         let done = expectation(description: "read")
         Thread.detachNewThread {
-            accounts.withLock { $0 = try? cache.read { $0.counts.accounts } }
+            accounts.withLock { $0 = try? cache.readBlocking { $0.counts.accounts } }
             finished.withLock { $0 = true }
             done.fulfill()
         }
@@ -317,7 +317,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let pythonDocument = try documentWith(["seed", "python"])
         // ...and a write of ours meanwhile waits (here until its bound), writing nothing.
         XCTAssertThrowsError(
-            try fileCache(cachePath, lockTimeout: 0.3).modify {
+            try fileCache(cachePath, lockTimeout: 0.3).modifyBlocking {
                 $0.save(CacheFixtures.response(uid: "early", accessToken: "at-early"))
             }
         ) { error in
@@ -330,8 +330,10 @@ final class CacheStorageHazardTests: XCTestCase {
         try handle.write(contentsOf: pythonDocument)
         try handle.close()
         try releaseExtensionsLock(lock, cachePath)
-        try fileCache(cachePath).modify { $0.save(CacheFixtures.response(uid: "swift", accessToken: "at-swift")) }
-        let uids = Set(try fileCache(cachePath).read { $0.accounts.values.map(\.homeAccountId) })
+        try fileCache(cachePath).modifyBlocking {
+            $0.save(CacheFixtures.response(uid: "swift", accessToken: "at-swift"))
+        }
+        let uids = Set(try fileCache(cachePath).readBlocking { $0.accounts.values.map(\.homeAccountId) })
         XCTAssertEqual(uids.count, 3, "\(uids)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: cachePath + ".lockfile"), "released and removed")
     }
@@ -346,8 +348,8 @@ final class CacheStorageHazardTests: XCTestCase {
             try FileSystem.createExclusively(
                 cachePath + ".lockfile", contents: Array("\(exited.processIdentifier) /usr/bin/az".utf8)))
         let cache = fileCache(cachePath, lockTimeout: 3)
-        try cache.modify { $0.save(CacheFixtures.response(uid: "after-kill")) }
-        XCTAssertEqual(try fileCache(cachePath).read { $0.counts.accounts }, 1)
+        try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "after-kill")) }
+        XCTAssertEqual(try fileCache(cachePath).readBlocking { $0.counts.accounts }, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: cachePath + ".lockfile"))
     }
 
@@ -384,7 +386,7 @@ final class CacheStorageHazardTests: XCTestCase {
         let writer = try XCTUnwrap(LockFile.open(lockedOfAnotherNamespace, create: false))
         XCTAssertTrue(try writer.tryLock())
 
-        try fileCache(cachePath).modify { $0.save(CacheFixtures.response()) }
+        try fileCache(cachePath).modifyBlocking { $0.save(CacheFixtures.response()) }
         XCTAssertTrue(FileManager.default.fileExists(atPath: lockedOfAnotherNamespace), "its writer holds its lock")
         XCTAssertFalse(FileManager.default.fileExists(atPath: killed), "unlocked, its writer gone")
         XCTAssertTrue(FileManager.default.fileExists(atPath: recentOfLivePID), "unlocked, but its PID is here")

@@ -33,7 +33,7 @@ final class CacheStorageProcessTests: XCTestCase {
         case "save":
             let cache = TokenCache(settings: settings)
             for index in 0..<count {
-                try cache.modify {
+                try cache.modifyBlocking {
                     $0.save(CacheFixtures.response(uid: "w\(id)-\(index)", accessToken: "at-\(id)-\(index)"))
                 }
                 // Acknowledged: the save returned.
@@ -46,10 +46,10 @@ final class CacheStorageProcessTests: XCTestCase {
                 return
             }
             let cache = TokenCache(settings: settings)
-            let accounts = (try? cache.read { $0.counts.accounts }).map(String.init) ?? "read failed"
+            let accounts = (try? cache.readBlocking { $0.counts.accounts }).map(String.init) ?? "read failed"
             FileHandle.standardOutput.write(Data("accounts \(accounts)\n".utf8))
             do {
-                try cache.modify { $0.save(CacheFixtures.response(uid: "nobody")) }
+                try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "nobody")) }
                 FileHandle.standardOutput.write(Data("write succeeded\n".utf8))
             } catch {
                 let text = (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? "\(error)"
@@ -106,7 +106,7 @@ final class CacheStorageProcessTests: XCTestCase {
         stop.withLock { $0 = true }
         XCTAssertEqual(acknowledged.count, count * saves)
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false)))
-        let secrets = Set(try cache.read { $0.accessTokens.values.map(\.secret) })
+        let secrets = Set(try cache.readBlocking { $0.accessTokens.values.map(\.secret) })
         let lost = acknowledged.subtracting(secrets)
         XCTAssertTrue(lost.isEmpty, "\(lost.count) acknowledged writes lost: \(lost.sorted().prefix(10))")
     }
@@ -135,7 +135,7 @@ final class CacheStorageProcessTests: XCTestCase {
         let shared = folder.appendingPathComponent("shared")
         try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
         let path = shared.appendingPathComponent("cache.json").path
-        try TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false))).modify {
+        try TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false))).modifyBlocking {
             $0.save(CacheFixtures.response(uid: "alice"))
         }
         try FileManager.default.removeItem(atPath: path + ".lock")

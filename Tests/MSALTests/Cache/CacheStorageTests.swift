@@ -58,12 +58,12 @@ final class CacheStorageTests: XCTestCase {
 
         let path = folder.appendingPathComponent("msal/group/msal_cache.json").path
         let cache = fileCache(path, isDefault: true)
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
         XCTAssertEqual(mode(path), 0o600)
         XCTAssertEqual(mode((path as NSString).deletingLastPathComponent), 0o700)
         XCTAssertEqual(mode(path + ".lock"), 0o600)
         let again = fileCache(path)
-        XCTAssertEqual(try again.read { $0.counts.accessTokens }, 1)
+        XCTAssertEqual(try again.readBlocking { $0.counts.accessTokens }, 1)
     }
 
     func testRewriteIsAtomicAndLeavesNoTemporaryFiles() throws {
@@ -72,7 +72,7 @@ final class CacheStorageTests: XCTestCase {
         var before = stat()
         stat(path, &before)
         let cache = fileCache(path)
-        try cache.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
         var after = stat()
         stat(path, &after)
         XCTAssertNotEqual(before.st_ino, after.st_ino, "replaced by rename, never written in place")
@@ -81,18 +81,18 @@ final class CacheStorageTests: XCTestCase {
         // The foreign section and fields survived.
         let document = try JSONValue(parsing: Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertNotNil(document["ForeignSection"])
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 2)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 2)
     }
 
     func testAnotherWriterIsSeenOnNextRead() throws {
         let path = folder.appendingPathComponent("cache.json").path
         let first = fileCache(path)
         let second = fileCache(path)
-        XCTAssertEqual(try first.read { $0.counts.accounts }, 0)
-        try second.modify { $0.save(CacheFixtures.response()) }
-        XCTAssertEqual(try first.read { $0.counts.accounts }, 1)
-        try first.modify { $0.save(CacheFixtures.response(uid: "bob")) }
-        XCTAssertEqual(try second.read { $0.counts.accounts }, 2)
+        XCTAssertEqual(try first.readBlocking { $0.counts.accounts }, 0)
+        try second.modifyBlocking { $0.save(CacheFixtures.response()) }
+        XCTAssertEqual(try first.readBlocking { $0.counts.accounts }, 1)
+        try first.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertEqual(try second.readBlocking { $0.counts.accounts }, 2)
     }
 
     func testCorruptAndTruncatedFilesAreQuarantined() throws {
@@ -103,33 +103,35 @@ final class CacheStorageTests: XCTestCase {
             let path = folder.appendingPathComponent("cache\(index).json").path
             try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             let cache = fileCache(path)
-            XCTAssertEqual(try cache.read { $0.counts.accessTokens }, 0)
+            XCTAssertEqual(try cache.readBlocking { $0.counts.accessTokens }, 0)
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             let moved = try XCTUnwrap(names.first { $0.hasPrefix("cache\(index).json.corrupt-") })
             XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent(moved), encoding: .utf8), text)
-            try cache.modify { $0.save(CacheFixtures.response()) }
-            XCTAssertEqual(try fileCache(path).read { $0.counts.accessTokens }, 1, "the app goes on")
+            try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
+            XCTAssertEqual(try fileCache(path).readBlocking { $0.counts.accessTokens }, 1, "the app goes on")
         }
     }
 
     func testEncryptedFileHoldsNoPlaintextAndNeedsTheKey() throws {
         let path = folder.appendingPathComponent("cache.json").path
         let key = [UInt8](repeating: 7, count: 32)
-        try fileCache(path, key: key).modify { $0.save(CacheFixtures.response(accessToken: "SECRET-ACCESS-TOKEN")) }
+        try fileCache(path, key: key).modifyBlocking {
+            $0.save(CacheFixtures.response(accessToken: "SECRET-ACCESS-TOKEN"))
+        }
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         XCTAssertTrue(bytes.starts(with: CacheEncryption.header))
         for needle in ["SECRET-ACCESS-TOKEN", "alice", "AccessToken", CacheFixtures.uid] {
             XCTAssertNil(bytes.range(of: Data(needle.utf8)), needle)
         }
-        XCTAssertEqual(try fileCache(path, key: key).read { $0.counts.accessTokens }, 1)
+        XCTAssertEqual(try fileCache(path, key: key).readBlocking { $0.counts.accessTokens }, 1)
 
         for wrong in [[UInt8](repeating: 8, count: 32), nil] {
-            XCTAssertThrowsError(try fileCache(path, key: wrong).read { $0.counts.accessTokens }) { error in
+            XCTAssertThrowsError(try fileCache(path, key: wrong).readBlocking { $0.counts.accessTokens }) { error in
                 let error = error as NSError
                 XCTAssertEqual(error.domain, MSALErrorDomain)
                 XCTAssertTrue((error.userInfo[MSALErrorDescriptionKey] as? String ?? "").contains("left untouched"))
             }
-            XCTAssertThrowsError(try fileCache(path, key: wrong).modify { $0.save(CacheFixtures.response()) })
+            XCTAssertThrowsError(try fileCache(path, key: wrong).modifyBlocking { $0.save(CacheFixtures.response()) })
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes, "the file is untouched")
         }
         // Tampering with any byte, header included, is detected.
@@ -137,7 +139,7 @@ final class CacheStorageTests: XCTestCase {
             var tampered = bytes
             tampered[offset] ^= 1
             try tampered.write(to: URL(fileURLWithPath: path))
-            XCTAssertThrowsError(try fileCache(path, key: key).read { $0.counts.accessTokens })
+            XCTAssertThrowsError(try fileCache(path, key: key).readBlocking { $0.counts.accessTokens })
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), tampered)
         }
     }
@@ -145,33 +147,33 @@ final class CacheStorageTests: XCTestCase {
     func testCustomStorage() throws {
         let storage = MemoryStorage()
         let cache = TokenCache(settings: CacheSettings(location: .custom(storage)))
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
         XCTAssertEqual(storage.saves, 1)
         let document = try JSONValue(parsing: XCTUnwrap(storage.load()))
         XCTAssertNotNil(document["AccessToken"])
         let other = TokenCache(settings: CacheSettings(location: .custom(storage)))
-        XCTAssertEqual(try other.read { $0.counts.accounts }, 1)
+        XCTAssertEqual(try other.readBlocking { $0.counts.accounts }, 1)
 
         // With a key, the plaintext document is refused until it is encrypted explicitly.
         let key = (0..<32).map { UInt8($0 * 7 + 3) }
         let encrypted = TokenCache(settings: CacheSettings(location: .custom(storage), encryptionKey: key))
-        XCTAssertThrowsError(try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) })
+        XCTAssertThrowsError(try encrypted.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) })
         XCTAssertEqual(storage.saves, 1)
         XCTAssertTrue(try storage.encryptPlaintextDocument(with: Data(key)))
-        try encrypted.modify { $0.save(CacheFixtures.response(uid: "bob")) }
-        XCTAssertEqual(try encrypted.read { $0.counts.accounts }, 2)
+        try encrypted.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertEqual(try encrypted.readBlocking { $0.counts.accounts }, 2)
         XCTAssertTrue(try XCTUnwrap(storage.load()).starts(with: CacheEncryption.header))
         XCTAssertThrowsError(
-            try TokenCache(settings: CacheSettings(location: .custom(storage))).read { $0.counts.accounts })
+            try TokenCache(settings: CacheSettings(location: .custom(storage))).readBlocking { $0.counts.accounts })
     }
 
     func testInMemoryConfigSnapshot() throws {
         let config = MSALCacheConfig()
         config.inMemoryOnly = true
         let cache = TokenCache(settings: config.settings())
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
         XCTAssertNil(cache.coordinationPath)
-        XCTAssertEqual(try cache.read { $0.counts.accessTokens }, 1)
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accessTokens }, 1)
     }
 
     func testLockTimeoutIsAClearError() throws {
@@ -180,13 +182,13 @@ final class CacheStorageTests: XCTestCase {
         defer { close(holder) }
         XCTAssertEqual(flock(holder, LOCK_EX), 0)
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 0.2))
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) }) { error in
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) }) { error in
             let error = error as NSError
             XCTAssertEqual(error.code, MSALError.internal.rawValue)
             XCTAssertTrue((error.userInfo[MSALErrorDescriptionKey] as? String ?? "").contains("Timed out"))
         }
         flock(holder, LOCK_UN)
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
     }
 
     func testTemporaryFilesOfDeadWritersAreRemovedAndLiveOnesKept() throws {
@@ -215,7 +217,7 @@ final class CacheStorageTests: XCTestCase {
                 [.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: file)
         }
 
-        try fileCache(path).modify { $0.save(CacheFixtures.response()) }
+        try fileCache(path).modifyBlocking { $0.save(CacheFixtures.response()) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dead), "a dead writer's file is removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: live), "a live writer's file is kept")
         XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated), "another cache's file is kept")
@@ -229,9 +231,9 @@ final class CacheFirstRunTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("group/msal_cache.json").path
         let cache = TokenCache(settings: CacheSettings(location: .file(path: path, isDefault: true)))
-        XCTAssertEqual(try cache.read { $0.accounts.values.count }, 0)
+        XCTAssertEqual(try cache.readBlocking { $0.accounts.values.count }, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.path))
-        try cache.modify { $0.save(CacheFixtures.response(uid: "u1")) }
-        XCTAssertEqual(try cache.read { $0.accounts.values.count }, 1)
+        try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "u1")) }
+        XCTAssertEqual(try cache.readBlocking { $0.accounts.values.count }, 1)
     }
 }

@@ -49,27 +49,27 @@ final class SignalledCacheStorageTests: XCTestCase {
     func testAReadLoadsTheItemAgainOnlyWhenTheSignalFileChanged() throws {
         let storage = SignalledMemoryStorage(signalFilePath: signalPath())
         let ours = TokenCache(settings: CacheSettings(location: .custom(storage), lockTimeout: 5))
-        XCTAssertEqual(try ours.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try ours.readBlocking { $0.counts.accounts }, 0)
 
         // Another process (another cache object on the same item) signs someone in.
         let theirs = TokenCache(settings: CacheSettings(location: .custom(storage), lockTimeout: 5))
-        try theirs.modify { $0.save(CacheFixtures.response(uid: "bob")) }
+        try theirs.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
         XCTAssertTrue(FileManager.default.fileExists(atPath: signalPath()), "the save touched the signal file")
-        XCTAssertEqual(try ours.read { $0.counts.accounts }, 1, "the touched signal made the read load again")
+        XCTAssertEqual(try ours.readBlocking { $0.counts.accounts }, 1, "the touched signal made the read load again")
 
         // A document replaced without touching the signal is not seen: reads cost one stat only.
         let emptied = CacheDocument.write(TokenStore())
-        try theirs.modify { $0.save(CacheFixtures.response(uid: "carol")) }
-        XCTAssertEqual(try ours.read { $0.counts.accounts }, 2)
+        try theirs.modifyBlocking { $0.save(CacheFixtures.response(uid: "carol")) }
+        XCTAssertEqual(try ours.readBlocking { $0.counts.accounts }, 2)
         try storage.replaceFromElsewhere(Data(emptied))
-        XCTAssertEqual(try ours.read { $0.counts.accounts }, 0)
+        XCTAssertEqual(try ours.readBlocking { $0.counts.accounts }, 0)
     }
 
     func testAChangeWaitsForMSALExtensionsLockFileOfTheSignal() throws {
         let signal = signalPath()
         let storage = SignalledMemoryStorage(signalFilePath: signal)
         let cache = TokenCache(settings: CacheSettings(location: .custom(storage), lockTimeout: 0.3))
-        try cache.modify { $0.save(CacheFixtures.response(uid: "alice")) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "alice")) }
         XCTAssertFalse(FileManager.default.fileExists(atPath: signal + ".lockfile"), "released after the change")
 
         // A Python writer inside its CrossPlatLock: the lockfile exists, flocked, naming a live process.
@@ -78,18 +78,18 @@ final class SignalledCacheStorageTests: XCTestCase {
         let text = "\(getpid()) python"
         _ = text.withCString { write(holder, $0, strlen($0)) }
         XCTAssertEqual(flock(holder, LOCK_EX), 0)
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response(uid: "bob")) }) { error in
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }) { error in
             let description = (error as NSError).userInfo[MSALErrorDescriptionKey] as? String ?? ""
             XCTAssertTrue(description.contains("lockfile"), description)
         }
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 1, "nothing saved while msal-extensions held it")
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 1, "nothing saved while msal-extensions held it")
 
         // Released as msal-extensions releases it: unlocked and deleted.
         unlink(signal + ".lockfile")
         flock(holder, LOCK_UN)
         close(holder)
-        try cache.modify { $0.save(CacheFixtures.response(uid: "bob")) }
-        XCTAssertEqual(try cache.read { $0.counts.accounts }, 2)
+        try cache.modifyBlocking { $0.save(CacheFixtures.response(uid: "bob")) }
+        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 2)
     }
 
     func testAChangeWaitsForOurOwnLockOfTheSignal() throws {
@@ -101,9 +101,9 @@ final class SignalledCacheStorageTests: XCTestCase {
         defer { close(holder) }
         XCTAssertEqual(flock(holder, LOCK_EX), 0)
         let cache = TokenCache(settings: CacheSettings(location: .custom(storage), lockTimeout: 0.2))
-        XCTAssertThrowsError(try cache.modify { $0.save(CacheFixtures.response()) })
+        XCTAssertThrowsError(try cache.modifyBlocking { $0.save(CacheFixtures.response()) })
         flock(holder, LOCK_UN)
-        try cache.modify { $0.save(CacheFixtures.response()) }
+        try cache.modifyBlocking { $0.save(CacheFixtures.response()) }
     }
 
     func testTheRefreshLockIsBesideTheSignalFile() {

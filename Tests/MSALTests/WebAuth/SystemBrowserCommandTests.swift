@@ -57,16 +57,24 @@ final class SystemBrowserCommandTests: XCTestCase {
         XCTAssertNil(browser.executable("surely-not-a-browser-\(UUID().uuidString)"))
     }
 
-    func testOnlyHTTPURLsAreOpened() {
+    func testOnlyHTTPURLsAreOpened() async {
         let browser = SystemBrowser(browserCommand: "true", environment: ["PATH": "/usr/bin:/bin"])
-        assertMSALFailure(try browser.open(fixtureURL("file:///etc/passwd"), correlationId: nil), internalCode: -42000)
+        do {
+            try await browser.open(fixtureURL("file:///etc/passwd"), correlationId: nil)
+            XCTFail("expected a failure")
+        } catch {
+            let error = error as NSError
+            XCTAssertEqual(error.domain, MSALErrorDomain)
+            XCTAssertEqual(error.code, MSALError.internal.rawValue)
+            XCTAssertEqual(error.userInfo[MSALInternalErrorCodeKey] as? Int, -42000)
+        }
     }
 
-    func testLaunchFailureNamesTheCommands() {
+    func testLaunchFailureNamesTheCommands() async {
         let browser = SystemBrowser(
             browserCommand: "no-such-browser-xyz:false", environment: ["PATH": "/usr/bin:/bin"])
         do {
-            try browser.open(fixtureURL("https://login.example/authorize"), correlationId: nil)
+            try await browser.open(fixtureURL("https://login.example/authorize"), correlationId: nil)
             XCTFail("expected a failure")
         } catch {
             let error = error as NSError
@@ -78,8 +86,8 @@ final class SystemBrowserCommandTests: XCTestCase {
         }
     }
 
-    func testFirstCommandThatStartsWins() throws {
+    func testFirstCommandThatStartsWins() async throws {
         let browser = SystemBrowser(browserCommand: "false:true:no-such", environment: ["PATH": "/usr/bin:/bin"])
-        try browser.open(fixtureURL("https://login.example/authorize"), correlationId: nil)
+        try await browser.open(fixtureURL("https://login.example/authorize"), correlationId: nil)
     }
 }

@@ -8,8 +8,8 @@ struct CacheDiscoveryStorage: DiscoveryCacheStorage {
 
     let cache: TokenCache
 
-    func loadDiscoveryEntries() -> [String: DiscoveryCacheEntry] {
-        guard let raw = try? cache.read({ $0.unknownSection(named: Self.sectionName) }),
+    func loadDiscoveryEntries() async -> [String: DiscoveryCacheEntry] {
+        guard let raw = try? await cache.read({ $0.unknownSection(named: Self.sectionName) }),
             let object = (try? JSONValue(parsing: raw))?.objectValue
         else { return [:] }
         var entries: [String: DiscoveryCacheEntry] = [:]
@@ -23,9 +23,9 @@ struct CacheDiscoveryStorage: DiscoveryCacheStorage {
         return entries
     }
 
-    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String) {
+    func saveDiscoveryEntry(_ entry: DiscoveryCacheEntry, forKey key: String) async {
         do {
-            try cache.modify { store in
+            try await cache.modify { store in
                 var object =
                     store.unknownSection(named: Self.sectionName)
                     .flatMap { (try? JSONValue(parsing: $0))?.objectValue } ?? [:]

@@ -3,18 +3,77 @@ import MSALNative
 /// The locks held around a read-modify-write of the cache file (or a ``SignalledCacheStorage``'s
 /// signal file): ours (`<file>.lock`, ``FileLock``), then msal-extensions' (`<file>.lockfile`,
 /// ``ExtensionsLock``), so neither this library's processes nor Python apps lose each other's
-/// writes. Taken by writers, and by a reader that must read again under them.
+/// writes. Taken one try at a time (``Acquisition``), never while the cache's in-process state is
+/// locked: async callers wait suspended, synchronous ones block only their own thread.
 final class CacheFileLocks {
     private let own: FileLock
     private let extensions: ExtensionsLock
 
-    /// Takes both within `timeout` seconds in all: ours at `lockPath` (beside the file a link
-    /// points to), the extension's for `path`.
-    init(lockPath: String, extensionsFor path: String, timeout: Double) throws(CacheStorageError) {
-        let start = FileSystem.coarseMonotonicNanoseconds()
-        own = try FileLock(path: lockPath, timeout: timeout)
-        let spent = Double(FileSystem.coarseMonotonicNanoseconds() - start) / 1e9
-        extensions = try ExtensionsLock(cachePath: path, timeout: max(0, timeout - spent))
+    private init(own: FileLock, extensions: ExtensionsLock) {
+        self.own = own
+        self.extensions = extensions
+    }
+
+    /// Taking both locks one try at a time: first ours, then, holding it, the extension's.
+    struct Acquisition {
+        private var ownAcquisition: FileLock.Acquisition
+        private var own: FileLock?
+        private let cachePath: String
+
+        /// For writes of `target` (the file ``CacheFile/writeTarget()`` names) of `file`.
+        init(_ file: CacheFile, target: String) {
+            self.init(ownLockPath: CacheFile.lockPath(for: target), cachePath: file.path)
+        }
+
+        /// Ours at `ownLockPath`, the extension's beside `cachePath`.
+        init(ownLockPath: String, cachePath: String) {
+            ownAcquisition = FileLock.Acquisition(path: ownLockPath)
+            self.cachePath = cachePath
+        }
+
+        /// One try: both locks, or the pauses to wait with before the next try.
+        mutating func attempt() throws(CacheStorageError) -> LockWait.Attempt<CacheFileLocks> {
+            if own == nil {
+                own = try ownAcquisition.attempt()
+                guard own != nil else { return .wait(.fileLock) }
+            }
+            guard let own, let extensions = try ExtensionsLock.attempt(cachePath: cachePath) else {
+                return .wait(.extensionsLock)
+            }
+            self.own = nil
+            return .taken(CacheFileLocks(own: own, extensions: extensions))
+        }
+
+        /// The error when the wait ran out: it names the lock waited for.
+        func timeout(seconds: Double) -> CacheStorageError {
+            .lockTimeout(
+                path: own == nil ? ownAcquisition.path : ExtensionsLock.path(forCache: cachePath), seconds: seconds)
+        }
+    }
+
+    /// Takes both locks before `wait`'s deadline, suspending the task between tries (a
+    /// cancelled task keeps waiting: the write it guards may save a redeemed refresh token).
+    static func take(_ acquisition: Acquisition, waiting wait: inout LockWait) async throws -> CacheFileLocks {
+        var acquisition = acquisition
+        let taken = try await wait.suspending(ignoringCancellation: true) {
+            () throws(CacheStorageError) -> LockWait.Attempt<CacheFileLocks> in
+            try acquisition.attempt()
+        }
+        guard let taken else { throw acquisition.timeout(seconds: wait.timeout) }
+        return taken
+    }
+
+    /// Takes both locks before `wait`'s deadline, blocking the calling thread between tries (for
+    /// synchronous API only).
+    static func takeBlocking(_ acquisition: Acquisition, waiting wait: inout LockWait) throws(CacheStorageError)
+        -> CacheFileLocks
+    {
+        var acquisition = acquisition
+        let taken = try wait.blocking { () throws(CacheStorageError) -> LockWait.Attempt<CacheFileLocks> in
+            try acquisition.attempt()
+        }
+        guard let taken else { throw acquisition.timeout(seconds: wait.timeout) }
+        return taken
     }
 
     /// Whether the write is still exclusive: at least one of the two lock files is still the one

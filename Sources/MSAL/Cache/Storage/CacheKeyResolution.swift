@@ -42,7 +42,7 @@ enum CacheKeyResolution {
         }
         let lock: FileLock
         do {
-            lock = try FileLock(path: lockPath, timeout: lockTimeout)
+            lock = try FileLock.take(path: lockPath, timeout: lockTimeout)
         } catch {
             throw error.error
         }

@@ -11,6 +11,7 @@ import MSALNative
 /// creation and the `flock`, the same contents, and on release the delete then the unlock. An
 /// existing lockfile is waited for unless it is stale (``ExtensionsLockStep``): its writer was
 /// killed (its PID is gone) or it stayed unlocked for the 5 s msal-extensions itself waits.
+/// Taken one try at a time (``attempt(cachePath:)``): the caller waits between tries.
 final class ExtensionsLock {
     private let file: LockFile
     private var released = false
@@ -18,25 +19,18 @@ final class ExtensionsLock {
     /// The lockfile of the cache file at `cachePath`.
     static func path(forCache cachePath: String) -> String { cachePath + ".lockfile" }
 
-    /// Takes the lock; fails after `timeout` seconds.
-    init(cachePath: String, timeout: Double) throws(CacheStorageError) {
+    private init(file: LockFile) {
+        self.file = file
+    }
+
+    /// One try at the lock of the cache file at `cachePath`: the lock, or `nil` when another
+    /// holds it (wait, ``LockWait``, and try again).
+    static func attempt(cachePath: String) throws(CacheStorageError) -> ExtensionsLock? {
         let path = Self.path(forCache: cachePath)
-        let deadline = FileSystem.coarseMonotonicNanoseconds() + Int64(max(0, timeout) * 1e9)
-        var pause = 0.001
-        while true {
-            do {
-                if let taken = try Self.attempt(path) {
-                    file = taken
-                    return
-                }
-            } catch {
-                throw FileLock.failure(error, path: path)
-            }
-            guard FileSystem.coarseMonotonicNanoseconds() < deadline else {
-                throw .lockTimeout(path: path, seconds: timeout)
-            }
-            Thread.sleep(forTimeInterval: pause)
-            pause = min(pause * 2, 0.02)
+        do {
+            return try attempt(path).map(ExtensionsLock.init(file:))
+        } catch {
+            throw FileLock.failure(error, path: path)
         }
     }
 

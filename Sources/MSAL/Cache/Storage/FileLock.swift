@@ -14,33 +14,54 @@ import MSALNative
 final class FileLock {
     private let file: LockFile
 
-    /// Takes the lock on `path`, creating the file (mode 0600, never through a symbolic link)
-    /// when missing; fails after `timeout` seconds.
-    init(path: String, timeout: Double) throws(CacheStorageError) {
-        let deadline = FileSystem.coarseMonotonicNanoseconds() + Int64(max(0, timeout) * 1e9)
-        while true {
-            let file: LockFile
+    private init(file: LockFile) {
+        self.file = file
+    }
+
+    /// Takes the lock on `path`, blocking the calling thread up to `timeout` seconds
+    /// (``LockWait/blocking(_:)``); see ``Acquisition``.
+    static func take(path: String, timeout: Double) throws(CacheStorageError) -> FileLock {
+        var acquisition = Acquisition(path: path)
+        var wait = LockWait(timeout: timeout, backoff: .fileLock)
+        let taken = try wait.blocking { () throws(CacheStorageError) -> LockWait.Attempt<FileLock> in
+            try acquisition.attempt().map { .taken($0) } ?? .wait(.fileLock)
+        }
+        guard let lock = taken else {
+            throw .lockTimeout(path: path, seconds: timeout)
+        }
+        return lock
+    }
+
+    /// Taking the lock on `path` one try at a time, so that the caller chooses how to wait between
+    /// tries. The file is opened (created with mode 0600, never through a symbolic link) once and
+    /// kept open while waited for.
+    struct Acquisition {
+        let path: String
+        private var opened: LockFile?
+
+        init(path: String) {
+            self.path = path
+        }
+
+        /// One try: the lock, or `nil` when another holds it.
+        mutating func attempt() throws(CacheStorageError) -> FileLock? {
             do {
-                guard let opened = try LockFile.open(path) else { continue }
-                file = opened
-                let left = Double(deadline - FileSystem.coarseMonotonicNanoseconds()) / 1e9
-                guard try file.lock(timeout: max(0, left)) else {
-                    throw CacheStorageError.lockTimeout(path: path, seconds: timeout)
+                // A second round only when the file locked was removed or replaced meanwhile.
+                for _ in 0..<2 {
+                    if opened == nil { opened = try LockFile.open(path) }
+                    guard let file = opened else { return nil }
+                    guard try file.tryLock() else { return nil }
+                    if try file.isStillAtPath() {
+                        opened = nil
+                        return FileLock(file: file)
+                    }
+                    // Removed or replaced while waited for: lock the file now at the path instead.
+                    file.unlock()
+                    opened = nil
                 }
-                if try file.isStillAtPath() {
-                    self.file = file
-                    return
-                }
-            } catch let error as FileError {
-                throw Self.failure(error, path: path)
-            } catch let error as CacheStorageError {
-                throw error
+                return nil
             } catch {
-                throw .io("lock", path: path, errno: 0)
-            }
-            // Removed or replaced while waited for: lock the file now at the path instead.
-            guard FileSystem.coarseMonotonicNanoseconds() < deadline else {
-                throw .lockTimeout(path: path, seconds: timeout)
+                throw FileLock.failure(error, path: path)
             }
         }
     }

@@ -53,20 +53,16 @@ final class RefreshLock: Sendable {
     }
 
     private func acquire(_ file: RecordLockFile, offset: Int64, timeout: TimeInterval) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        var pause = 2
-        while true {
-            do {
-                if try file.tryLock(byte: offset) { return true }
-            } catch {
-                return false
-            }
-            guard Date() < deadline else {
-                Log.warning("Another process held the refresh lock too long; refreshing anyway")
-                return false
-            }
-            try await Task.sleep(for: .milliseconds(pause))
-            pause = min(pause * 2, 50)
+        var wait = LockWait(timeout: timeout, backoff: .refreshLock)
+        // A lock that cannot be tried (an error) is not waited for: `.taken(false)`.
+        let taken = try await wait.suspending { () -> LockWait.Attempt<Bool> in
+            guard let free = try? file.tryLock(byte: offset) else { return .taken(false) }
+            return free ? .taken(true) : .wait(.refreshLock)
         }
+        guard let taken else {
+            Log.warning("Another process held the refresh lock too long; refreshing anyway")
+            return false
+        }
+        return taken
     }
 }

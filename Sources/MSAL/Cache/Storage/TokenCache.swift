@@ -13,6 +13,9 @@ import MSALNative
 /// - ``modify(_:)`` is one read-modify-write holding the cross-process locks (``CacheFileLocks``):
 ///   it reads a changed file again, applies the change and replaces the file, so processes saving
 ///   at once never lose each other's tokens.
+/// - Waiting for those locks happens before the cache's in-process lock is taken, so reads are
+///   answered meanwhile: the async ``read(_:)`` and ``modify(_:)`` wait suspended;
+///   ``readBlocking(_:)`` and ``modifyBlocking(_:)`` (synchronous API only) block their thread.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
 package final class TokenCache: Sendable {
@@ -44,6 +47,8 @@ package final class TokenCache: Sendable {
     /// The application's clock (a test clock in tests), for the lapse of accounts.
     private let now: @Sendable () -> Date
     private let state = Locked(State())
+    /// The async writers' turns: one at a time waits for the cross-process locks (``modify(_:)``).
+    private let writers = TurnQueue()
 
     init(settings: CacheSettings, now: @escaping @Sendable () -> Date = { Date() }) {
         lockTimeout = settings.lockTimeout
@@ -79,6 +84,12 @@ package final class TokenCache: Sendable {
         return nil
     }
 
+    /// The cache file's path, when the cache is a file.
+    var filePath: String? {
+        if case .file(let file) = backend { return file.path }
+        return nil
+    }
+
     /// The file processes sharing this cache coordinate refreshes around: the cache file, or the
     /// signal file of a ``SignalledCacheStorage`` (a shared storage coordinates them itself).
     var coordinationPath: String? {
@@ -98,57 +109,212 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` on the current cache contents.
-    package func read<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
+    /// Runs `body` on the current cache contents. Should the file have to be read again under
+    /// its cross-process locks (it looks corrupt or empty: an in-place writer may be half-way),
+    /// this thread blocks while they are busy, without holding the cache (for synchronous API).
+    package func readBlocking<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
+        do {
+            return try readLoaded(body)
+        } catch is ReadUnderLocks {
+            let (file, acquisition) = try lockedReadAcquisition()
+            var wait = LockWait(timeout: lockTimeout, backoff: .fileLock)
+            let locks = try Self.storageErrors { () throws(CacheStorageError) in
+                try CacheFileLocks.takeBlocking(acquisition, waiting: &wait)
+            }
+            return try readHolding(locks, file, body)
+        }
+    }
+
+    /// Runs `body` on the current cache contents; a wait for the file's locks suspends the task.
+    package func read<Result>(_ body: (TokenStore) throws -> Result) async throws -> Result {
+        do {
+            return try readLoaded(body)
+        } catch is ReadUnderLocks {
+            let (file, acquisition) = try lockedReadAcquisition()
+            var wait = LockWait(timeout: lockTimeout, backoff: .fileLock)
+            let locks: CacheFileLocks
+            do {
+                locks = try await CacheFileLocks.take(acquisition, waiting: &wait)
+            } catch let error as CacheStorageError {
+                throw error.error
+            }
+            return try readHolding(locks, file, body)
+        }
+    }
+
+    /// Thrown (inside this type only) by a read that must read the file again holding its locks,
+    /// to wait for them outside the cache's lock.
+    private struct ReadUnderLocks: Error {}
+
+    private func readLoaded<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             try refreshIfNeeded(&state)
             return try body(state.store)
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result. `body` may run again on a
-    /// fresh read when the write starts over (a lock file was removed, a shared storage saved first).
-    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
-        try state.withLock { state in
+    private func lockedReadAcquisition() throws -> (CacheFile, CacheFileLocks.Acquisition) {
+        guard case .file(let file) = backend else { preconditionFailure("only a file is read under its locks") }
+        let target = try Self.storageErrors { () throws(CacheStorageError) in try file.writeTarget() }
+        return (file, CacheFileLocks.Acquisition(file, target: target))
+    }
+
+    /// The read of a file that looked corrupt or empty, again, holding its locks.
+    private func readHolding<Result>(
+        _ locks: CacheFileLocks, _ file: CacheFile, _ body: (TokenStore) throws -> Result
+    ) throws -> Result {
+        defer { withExtendedLifetime(locks) {} }
+        return try state.withLock { state in
+            try Self.storageErrors { () throws in try reload(file, &state, underLocks: true) }
+            return try body(state.store)
+        }
+    }
+
+    /// Turns ``CacheStorageError``s thrown by `body` into MSAL `NSError`s.
+    private static func storageErrors<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as CacheStorageError {
+            throw error.error
+        }
+    }
+
+    /// Runs `body` as one read-modify-write and persists the result. With a file, `body` runs
+    /// again on a fresh read when the write has to start over (its lock file was removed). A wait
+    /// for the file's cross-process locks (or between attempts on a shared storage) blocks this
+    /// thread, without holding the cache: readers are answered meanwhile (for synchronous API).
+    package func modifyBlocking<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
+        var progress = WriteProgress(timeout: lockTimeout)
+        while true {
+            let plan = try prepareWrite()
+            let locks = try plan.locks.map { acquisition in
+                try Self.storageErrors { () throws(CacheStorageError) in
+                    try CacheFileLocks.takeBlocking(acquisition, waiting: &progress.wait)
+                }
+            }
+            switch try modifyHolding(locks, target: plan.target, &progress, body) {
+            case .done(let result): return result
+            case .again(let pause):
+                if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1e9) }
+            }
+        }
+    }
+
+    /// Runs `body` as one read-modify-write and persists the result (as ``modifyBlocking(_:)``);
+    /// waits suspend the task. The async writers of this cache take turns (``TurnQueue``), so one
+    /// at a time waits for the cross-process locks, and its wait (the lock timeout) starts with
+    /// its turn. A cancelled task still completes the write: it may save a refresh token the
+    /// server has just rotated.
+    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
+        try await writers.withTurn { try await modifyInTurn(body) }
+    }
+
+    private func modifyInTurn<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
+        var progress = WriteProgress(timeout: lockTimeout)
+        while true {
+            let plan = try prepareWrite()
+            var locks: CacheFileLocks?
+            if let acquisition = plan.locks {
+                do {
+                    locks = try await CacheFileLocks.take(acquisition, waiting: &progress.wait)
+                } catch let error as CacheStorageError {
+                    throw error.error
+                }
+            }
+            switch try modifyHolding(locks, target: plan.target, &progress, body) {
+            case .done(let result): return result
+            case .again(let pause):
+                if pause > 0 { await LockWait.sleepIgnoringCancellation(nanoseconds: pause) }
+            }
+        }
+    }
+
+    /// Where a change stands across its attempts.
+    private struct WriteProgress {
+        /// The wait for the cross-process locks: one deadline (the cache's lock timeout) for all.
+        var wait: LockWait
+        /// The attempts on a versioned storage, from 1.
+        var attempt = 1
+        /// When the change began (monotonic seconds).
+        let start = TokenCache.monotonicSeconds()
+
+        init(timeout: Double) {
+            wait = LockWait(timeout: timeout, backoff: .fileLock)
+        }
+    }
+
+    /// What one attempt of a change came to.
+    private enum WriteStep<Result> {
+        case done(Result)
+        /// Start over after this many nanoseconds (0: at once), outside the cache's lock.
+        case again(pauseNanoseconds: Int64)
+    }
+
+    /// What a change must do before it takes the cache's lock: the file it writes, and the
+    /// cross-process locks to take.
+    private struct WritePlan {
+        var target: String?
+        var locks: CacheFileLocks.Acquisition?
+    }
+
+    private func prepareWrite() throws -> WritePlan {
+        try Self.storageErrors { () throws(CacheStorageError) -> WritePlan in
+            switch backend {
+            case .memory, .versioned:
+                return WritePlan()
+            case .file(let file):
+                let target = try file.writeTarget()
+                try file.checkTarget(target)
+                try file.checkOwnership(target)
+                try file.prepareFolder(for: target)
+                return WritePlan(target: target, locks: CacheFileLocks.Acquisition(file, target: target))
+            case .custom(_, _, let signal):
+                guard let signal else { return WritePlan() }
+                do throws(FileError) {
+                    try FileSystem.createFolders(FileSystem.folder(of: signal), mode: 0o700)
+                } catch {
+                    throw FileLock.failure(error, path: signal)
+                }
+                return WritePlan(locks: CacheFileLocks.Acquisition(ownLockPath: signal + ".lock", cachePath: signal))
+            }
+        }
+    }
+
+    /// One attempt of a change, holding the cache's lock and the cross-process `locks` taken for
+    /// it; it never waits.
+    private func modifyHolding<Result>(
+        _ locks: CacheFileLocks?, target: String?, _ progress: inout WriteProgress,
+        _ body: (inout TokenStore) throws -> Result
+    ) throws -> WriteStep<Result> {
+        defer { withExtendedLifetime(locks) {} }
+        return try state.withLock { state in
             do {
                 switch backend {
                 case .memory:
                     state.loaded = true
-                    return try body(&state.store)
+                    return .done(try body(&state.store))
                 case .file(let file):
-                    let deadline = FileSystem.coarseMonotonicNanoseconds() + Int64(max(0, lockTimeout) * 1e9)
-                    while true {
-                        let left = Double(deadline - FileSystem.coarseMonotonicNanoseconds()) / 1e9
-                        do {
-                            return try modifyFile(file, &state, timeout: max(0, left), body)
-                        } catch CacheStorageError.lockLost(let path) {
-                            // Removed or replaced while held: another writer may have gone ahead
-                            // on a new lock file. Start over, reading the file again.
-                            state.loaded = false
-                            guard FileSystem.coarseMonotonicNanoseconds() < deadline else {
-                                throw CacheStorageError.lockLost(path: path)
-                            }
-                        }
+                    guard let locks, let target else { preconditionFailure("a file is written under its locks") }
+                    do {
+                        return .done(try modifyFile(file, target: target, locks: locks, &state, body))
+                    } catch CacheStorageError.lockLost(let path) {
+                        // Removed or replaced while held: another writer may have gone
+                        // ahead on a new lock file. Start over, reading the file again.
+                        state.loaded = false
+                        guard !progress.wait.isOver() else { throw CacheStorageError.lockLost(path: path) }
+                        progress.wait.continueWith(.fileLock)
+                        return .again(pauseNanoseconds: 0)
                     }
                 case .custom(let storage, let key, let signal):
-                    let locks = try signal.map { path throws(CacheStorageError) in
-                        do throws(FileError) {
-                            try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
-                        } catch {
-                            throw FileLock.failure(error, path: path)
-                        }
-                        return try CacheFileLocks(lockPath: path + ".lock", extensionsFor: path, timeout: lockTimeout)
-                    }
-                    defer { withExtendedLifetime(locks) {} }
                     try reloadCustom(storage, key: key, signal: signal, &state)
                     let result = try body(&state.store)
                     let bytes = try Self.document(state.store, key: key, storage)
                     try Self.calling { try storage.save(Data(bytes)) }
                     // The storage touched the signal file; under the locks nobody else did since.
                     if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
-                    return result
+                    return .done(result)
                 case .versioned(let storage, let key):
-                    return try modifyVersioned(storage, key: key, &state, body)
+                    return try modifyVersioned(storage, key: key, &state, &progress, body)
                 }
             } catch let error as CacheStorageError {
                 throw error.error
@@ -156,73 +322,50 @@ package final class TokenCache: Sendable {
         }
     }
 
-    private func modifyFile<Result>(
-        _ file: CacheFile, _ state: inout State, timeout: Double, _ body: (inout TokenStore) throws -> Result
-    ) throws -> Result {
-        let target = try file.writeTarget()
-        try file.checkTarget(target)
-        try file.checkOwnership(target)
-        try file.prepareFolder(for: target)
-        let lockPath = CacheFile.lockPath(for: target)
-        let locks = try CacheFileLocks(lockPath: lockPath, extensionsFor: file.path, timeout: timeout)
-        defer { withExtendedLifetime(locks) {} }
-        if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
-            try reload(file, &state, underLocks: true)
-        }
-        let result = try body(&state.store)
-        state.fingerprint = try file.save(state.store, to: target) {
-            guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: lockPath) }
-        }
-        return result
-    }
-
-    /// One change of a shared storage's document: applied to the version held, saved by
-    /// compare-and-set, and on a conflict applied again to the newer document
-    /// (``VersionedWriteDecision``); under a refresh lease (``RefreshLeaseScope``) fenced by it.
+    /// One attempt of a change of a versioned storage's document: applied to the version held,
+    /// saved by compare-and-set; on a conflict the caller starts again, after the pause
+    /// ``VersionedWriteDecision`` asks for and outside the cache's lock, on the newer document.
+    /// Under a refresh lease (``RefreshLeaseScope``) the save is fenced by it.
     private func modifyVersioned<Result>(
         _ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State,
-        _ body: (inout TokenStore) throws -> Result
-    ) throws -> Result {
-        let start = Self.monotonicSeconds()
-        var attempt = 1
-        while true {
-            if !state.loaded { try reloadVersioned(storage, key: key, &state) }
-            let result: Result
-            let outcome: MSALCacheSaveOutcome
-            do {
-                result = try body(&state.store)
-                removeLapsedAccounts(&state, storage)
-                let bytes = try Self.document(state.store, key: key, storage)
-                outcome = try Self.calling {
-                    try storage.save(Data(bytes), replacingVersion: state.version, lease: RefreshLeaseScope.current)
-                }
-            } catch {
-                // The store may hold part of a change that is not stored: read it again next time.
-                state.loaded = false
-                throw error
+        _ progress: inout WriteProgress, _ body: (inout TokenStore) throws -> Result
+    ) throws -> WriteStep<Result> {
+        if !state.loaded { try reloadVersioned(storage, key: key, &state) }
+        let result: Result
+        let outcome: MSALCacheSaveOutcome
+        do {
+            result = try body(&state.store)
+            removeLapsedAccounts(&state, storage)
+            let bytes = try Self.document(state.store, key: key, storage)
+            outcome = try Self.calling {
+                try storage.save(Data(bytes), replacingVersion: state.version, lease: RefreshLeaseScope.current)
             }
-            switch VersionedWriteDecision.decide(
-                outcome, attempt: attempt, elapsed: Self.monotonicSeconds() - start, timeout: lockTimeout,
-                jitter: Double.random(in: 0..<1))
-            {
-            case .done(let version):
-                state.version = version
-                state.versionCheckedAt = Self.monotonicSeconds()
-                return result
-            case .reloadAndRetry(let pause):
-                state.loaded = false
-                attempt += 1
-                if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1000) }
-            case .giveUp:
-                state.loaded = false
-                throw CacheStorageError.writeConflicts(attempts: attempt)
-            case .dropFenced:
-                Log.warning(
-                    "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
-                )
-                state.loaded = false
-                return result
-            }
+        } catch {
+            // The store may hold part of a change that is not stored: read it again next time.
+            state.loaded = false
+            throw error
+        }
+        switch VersionedWriteDecision.decide(
+            outcome, attempt: progress.attempt, elapsed: Self.monotonicSeconds() - progress.start,
+            timeout: lockTimeout, jitter: Double.random(in: 0..<1))
+        {
+        case .done(let version):
+            state.version = version
+            state.versionCheckedAt = Self.monotonicSeconds()
+            return .done(result)
+        case .reloadAndRetry(let pause):
+            state.loaded = false
+            progress.attempt += 1
+            return .again(pauseNanoseconds: Int64(pause) * 1_000_000)
+        case .giveUp:
+            state.loaded = false
+            throw CacheStorageError.writeConflicts(attempts: progress.attempt)
+        case .dropFenced:
+            Log.warning(
+                "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
+            )
+            state.loaded = false
+            return .done(result)
         }
     }
 
@@ -245,6 +388,20 @@ package final class TokenCache: Sendable {
 
     private static func monotonicSeconds() -> Double {
         Double(FileSystem.coarseMonotonicNanoseconds()) / 1e9
+    }
+
+    private func modifyFile<Result>(
+        _ file: CacheFile, target: String, locks: CacheFileLocks, _ state: inout State,
+        _ body: (inout TokenStore) throws -> Result
+    ) throws -> Result {
+        if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
+            try reload(file, &state, underLocks: true)
+        }
+        let result = try body(&state.store)
+        state.fingerprint = try file.save(state.store, to: target) {
+            guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
+        }
+        return result
     }
 
     private func refreshIfNeeded(_ state: inout State) throws {
@@ -302,10 +459,8 @@ package final class TokenCache: Sendable {
         let canLock = underLocks || (CacheFile.canWrite(besides: target) && file.mayWriteBeside(target))
         switch (CacheReadDecision.decide(seen, underLocks: underLocks, canLock: canLock), loaded) {
         case (.readAgainUnderLocks, _):
-            let locks = try CacheFileLocks(
-                lockPath: CacheFile.lockPath(for: target), extensionsFor: file.path, timeout: lockTimeout)
-            defer { withExtendedLifetime(locks) {} }
-            try reload(file, &state, underLocks: true)
+            // Waited for by the read, outside the cache's lock (``read(_:)``).
+            throw ReadUnderLocks()
         case (.quarantine, .corrupt(let corrupt, _)):
             state.quarantines.append(file.quarantine(corrupt, move: true))
             install(TokenStore(), fingerprint: nil, &state)
