@@ -3,8 +3,10 @@ import MSALNative
 /// The cache document, MSAL for Python's JSON shape: sections mapping a key to an entry, read
 /// whole at once (``JSONReader``) and written whole, one entry per line, in the order of the keys.
 enum CacheDocument {
-    /// Reads a document (a blank one is an empty cache); throws when it is not a JSON object.
+    /// Reads a document (a blank one is an empty cache); throws when it is not a JSON object, or
+    /// not UTF-8 text (JSON's encoding; what is kept unread is kept as text, so it must be text).
     static func read(_ bytes: [UInt8]) throws(JSONValue.ParseError) -> TokenStore {
+        if let offset = firstInvalidUTF8(bytes) { throw JSONValue.ParseError(reason: "not UTF-8 text", offset: offset) }
         var store = TokenStore()
         var reader = JSONReader(bytes)
         var interner = Interner()
@@ -198,6 +200,20 @@ enum CacheDocument {
         var reader = JSONReader(Array(value.serialized()))
         var interner = Interner()
         return try? entry(type, &reader, &interner)
+    }
+
+    /// The offset of the first byte that is not part of well-formed UTF-8, or `nil`.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        guard var offset = bytes.firstIndex(where: { $0 >= 0x80 }) else { return nil }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[offset...].makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     static func isBlank(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(CacheFileOwnership.isWhiteSpace) }
