@@ -170,10 +170,10 @@ struct JSONReader {
     }
 
     /// The text of `token`: its escapes decoded, its UTF-8 and surrogate pairs checked; or,
-    /// `repairing`, with ill-formed UTF-8 and unpaired surrogates replaced by U+FFFD.
+    /// `repairing`, with unpaired surrogates (escapes that are valid JSON) replaced by U+FFFD.
+    /// Bytes that are not UTF-8 are refused either way.
     func decode(_ token: Token, repairing: Bool = false) throws(JSONValue.ParseError) -> String {
         guard token.escaped else {
-            if repairing { return bytes.span.extracting(token.range).decodedString() }
             guard let text = bytes.span.extracting(token.range).validatedString() else {
                 throw error("string is not valid UTF-8", at: token.range.lowerBound)
             }
@@ -214,8 +214,7 @@ struct JSONReader {
             default: utf8.append(escape)
             }
         }
-        let text: String? = repairing ? utf8.span.decodedString() : utf8.span.validatedString()
-        guard let text else {
+        guard let text = utf8.span.validatedString() else {
             throw error("string is not valid UTF-8", at: token.range.lowerBound)
         }
         return text
@@ -246,9 +245,24 @@ struct JSONReader {
         equals(token, Array(text.utf8))
     }
 
-    /// The bytes of `range` as text, as they are.
-    func text(_ range: Range<Int>) -> String {
-        bytes.span.extracting(range).decodedString()
+    /// The bytes of `range` as text, as they are; throws when they are not UTF-8 text.
+    func text(_ range: Range<Int>) throws(JSONValue.ParseError) -> String {
+        if let offset = Self.firstInvalidUTF8(bytes[range]) { throw error("not UTF-8 text", at: offset) }
+        return bytes.span.extracting(range).decodedString()
+    }
+
+    /// The offset of the first byte that is not part of well-formed UTF-8, or `nil`.
+    static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
+        guard var offset = bytes.firstIndex(where: { $0 >= 0x80 }) else { return nil }
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes[offset...].makeIterator()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     /// Skips the value at the cursor and returns the range of its bytes.

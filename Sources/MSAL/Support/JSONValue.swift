@@ -148,7 +148,7 @@ extension JSONReader {
             try literal("null")
             return .null
         default:
-            return .number(JSONValue.Number(validLiteral: text(try number())))
+            return .number(JSONValue.Number(validLiteral: try text(try number())))
         }
     }
 }

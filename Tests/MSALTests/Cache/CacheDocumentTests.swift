@@ -209,9 +209,18 @@ final class CacheDocumentTests: XCTestCase {
         }
         for bad: [UInt8] in [[0xC3], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC0, 0xAF]] {
             let document = Array(#"{"F": "é"#.utf8) + bad + Array(#""}"#.utf8)
-            XCTAssertEqual(CacheDocument.firstInvalidUTF8(document), 9, "\(bad)")
+            XCTAssertEqual(JSONReader.firstInvalidUTF8(document[...]), 9, "\(bad)")
         }
-        XCTAssertNil(CacheDocument.firstInvalidUTF8(Array(#"{"F": "é€𝄞\ud800"}"#.utf8)))
+        XCTAssertNil(JSONReader.firstInvalidUTF8(Array(#"{"F": "é€𝄞\ud800"}"#.utf8)[...]))
+        // Wherever a bad byte is (a key, a member's name, a value modeled or kept, a section's
+        // name), the document is refused: never read with the byte replaced.
+        let valid = Array(CacheFixtures.pythonDocument.utf8)
+        XCTAssertNoThrow(try CacheDocument.read(valid))
+        for index in valid.indices where valid[index] >= UInt8(ascii: "a") && valid[index] <= UInt8(ascii: "z") {
+            var damaged = valid
+            damaged[index] = 0xFF
+            XCTAssertThrowsError(try CacheDocument.read(damaged), "a bad byte at \(index) was accepted")
+        }
         // An unpaired surrogate written as an escape is text: kept as written.
         let store = try CacheDocument.read(Array(#"{"F": "\ud800"}"#.utf8))
         XCTAssertEqual(store.unknownSection(named: "F"), #""\ud800""#)

@@ -294,4 +294,20 @@ final class CacheKeptEntryTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).first, UInt8(ascii: "{"))
         XCTAssertEqual(try TokenCache(settings: settings).readBlocking { $0.accessTokens.values.count }, 1)
     }
+
+    /// An entry of another credential type in a section this library models (MSAL.NET keeps its
+    /// proof-of-possession tokens as `AccessToken_With_AuthScheme`) is not read as one of ours:
+    /// kept as written, never served, and never rewritten as a plain access token.
+    func testAnEntryOfAnotherCredentialTypeIsKeptAsItWas() throws {
+        let entry =
+            #""k":{"credential_type": "AccessToken_With_AuthScheme", "secret": "pop", "#
+            + #""home_account_id": "h", "environment": "e", "client_id": "c", "target": "s", "realm": "r", "#
+            + #""token_type": "pop", "key_id": "kid"}"#
+        let document = "{\"AccessToken\": {\(entry)}}"
+        let store = try decode(document)
+        XCTAssertEqual(store.counts.accessTokens, 0)
+        XCTAssertTrue(
+            try rewrite(document) { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }
+                .contains(entry))
+    }
 }

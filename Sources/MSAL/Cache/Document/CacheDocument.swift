@@ -4,9 +4,8 @@ import MSALNative
 /// whole at once (``JSONReader``) and written whole, one entry per line, in the order of the keys.
 enum CacheDocument {
     /// Reads a document (a blank one is an empty cache); throws when it is not a JSON object, or
-    /// not UTF-8 text (JSON's encoding; what is kept unread is kept as text, so it must be text).
+    /// what it keeps unread is not UTF-8 text (JSON's encoding: it is kept as text).
     static func read(_ bytes: [UInt8]) throws(JSONValue.ParseError) -> TokenStore {
-        if let offset = firstInvalidUTF8(bytes) { throw JSONValue.ParseError(reason: "not UTF-8 text", offset: offset) }
         var store = TokenStore()
         var reader = JSONReader(bytes)
         var interner = Interner()
@@ -21,7 +20,7 @@ enum CacheDocument {
                 if let section, try reader.peek() == UInt8(ascii: "{") {
                     dropped += try readSection(section, &reader, &interner, into: &store)
                 } else {
-                    let raw = reader.text(try reader.skipValue())
+                    let raw = try reader.text(try reader.skipValue())
                     if let section {
                         store.unusableSections[section] = raw
                         Log.warning("Token cache: the \(name) section is not a JSON object; it is kept unchanged.")
@@ -70,7 +69,7 @@ enum CacheDocument {
             if added { continue }
             // Not an entry this library can model (another program's shape, or damaged): kept as it is.
             Log.info("Token cache: a \(section.rawValue) entry it cannot read is kept unchanged.")
-            if store.keep(reader.text(start..<reader.index), key: key, in: section) { dropped += 1 }
+            if store.keep(try reader.text(start..<reader.index), key: key, in: section) { dropped += 1 }
         } while try reader.nextMember()
         return dropped
     }
@@ -97,8 +96,8 @@ enum CacheDocument {
                 if index == nil { index = fields.indices.first { reader.equals(name, fields[$0].utf8) } }
                 guard let index else {
                     let value = try reader.skipValue()
-                    let rawName = reader.text((name.range.lowerBound - 1)..<(name.range.upperBound + 1))
-                    entity.unknown.append(rawName: rawName, rawValue: reader.text(value))
+                    let rawName = try reader.text((name.range.lowerBound - 1)..<(name.range.upperBound + 1))
+                    entity.unknown.append(rawName: rawName, rawValue: try reader.text(value))
                     continue
                 }
                 if try reader.peek() == UInt8(ascii: "n") {
@@ -149,7 +148,7 @@ enum CacheDocument {
                             record.homeAccountId = homeAccountId
                             records[homeAccountId] = record
                         } else {
-                            client.keptRecords[homeAccountId] = reader.text(start..<reader.index)
+                            client.keptRecords[homeAccountId] = try reader.text(start..<reader.index)
                         }
                     } while try reader.nextMember()
                 } else if decoded == "client_id" || decoded == "account_metadata_map" {
@@ -157,8 +156,8 @@ enum CacheDocument {
                     ours = false
                 } else {
                     let value = try reader.skipValue()
-                    let rawName = reader.text((name.range.lowerBound - 1)..<(name.range.upperBound + 1))
-                    client.unknown.append(rawName: rawName, rawValue: reader.text(value))
+                    let rawName = try reader.text((name.range.lowerBound - 1)..<(name.range.upperBound + 1))
+                    client.unknown.append(rawName: rawName, rawValue: try reader.text(value))
                 }
             } while try reader.nextMember()
         }
@@ -202,20 +201,6 @@ enum CacheDocument {
         return try? entry(type, &reader, &interner)
     }
 
-    /// The offset of the first byte that is not part of well-formed UTF-8, or `nil`.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        guard var offset = bytes.firstIndex(where: { $0 >= 0x80 }) else { return nil }
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes[offset...].makeIterator()
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
-    }
-
     static func isBlank(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(CacheFileOwnership.isWhiteSpace) }
 }
 
@@ -235,7 +220,7 @@ extension CacheField {
                 entity[keyPath: path] = json
                 // Else the entity cannot hold it as it is (an empty object is as good as none).
                 return entity[keyPath: path] ?? .object([:]) == json
-            case .stringOrNumber(let path) where isNumber: entity[keyPath: path] = reader.text(range)
+            case .stringOrNumber(let path) where isNumber: entity[keyPath: path] = try reader.text(range)
             case .timestamp(let path) where isNumber:
                 guard let seconds = Self.seconds(reader.bytes[range]) else { return false }
                 entity[keyPath: path] = seconds
@@ -245,7 +230,11 @@ extension CacheField {
         }
         let token = try reader.string()
         switch value {
-        case .credentialType: break
+        case .credentialType(let type):
+            // Another type in this section (MSAL.NET's `AccessToken_With_AuthScheme`) is not ours.
+            guard reader.equals(token, type) || (token.escaped && (try? reader.decode(token)) == type) else {
+                return false
+            }
         case .json: return false
         case .required(let path), .defaulted(let path):
             guard let text = interner.string(token, reader, Entity.section, field: slot) else { return false }
