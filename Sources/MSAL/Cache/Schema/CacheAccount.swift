@@ -17,6 +17,8 @@ package struct CacheAccount: Sendable, Equatable {
     var givenName: String? = nil
     var familyName: String? = nil
     var middleName: String? = nil
+    /// How the account was established (`account_source`: `broker`, ...), as MSAL for Python.
+    var accountSource: String? = nil
     var unknown: UnknownFields = .none
     var originalKey: String? = nil
 }

@@ -66,6 +66,7 @@ extension CacheAccount: CacheEntity {
             .init("given_name", .optional(\.givenName)),
             .init("family_name", .optional(\.familyName)),
             .init("middle_name", .optional(\.middleName)),
+            .init("account_source", .optional(\.accountSource)),
         ])
 }
 

@@ -41,7 +41,8 @@ extension TokenStore {
                     homeAccountId: hid, environment: record.environment, realm: record.realm,
                     localAccountId: record.localAccountId, username: record.username,
                     authorityType: record.authorityType, clientInfo: record.clientInfo, name: record.name,
-                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName),
+                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName,
+                    accountSource: record.accountSource),
                 keepUnknown: true)
         }
         if let refreshToken = record.refreshToken {
