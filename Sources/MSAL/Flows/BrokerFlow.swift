@@ -97,7 +97,7 @@ struct BrokerFlow {
     }
 
     /// The public account for an account the broker listed: its home tenant profile only (the
-    /// broker gives no id token).
+    /// broker gives no id token), an SSO account as MSAL for iOS marks those of its SSO extension.
     static func account(_ account: BrokerAccount) -> MSALAccount {
         let homeTenant = MSALAccountId(homeAccountId: account.homeAccountId).tenantId
         let profile = MSALTenantProfile(
@@ -105,7 +105,7 @@ struct BrokerFlow {
             isHomeTenantProfile: account.realm != nil && account.realm == homeTenant, idToken: nil)
         return MSALAccount(
             username: account.username, homeAccountId: account.homeAccountId, environment: account.environment,
-            tenantProfiles: [profile], homeIdToken: nil)
+            tenantProfiles: [profile], homeIdToken: nil, isSSOAccount: true)
     }
 
     /// The cached accounts, then those only the broker knows: one account per home account id

@@ -192,6 +192,7 @@ final class BrokerReplyTests: XCTestCase {
         XCTAssertEqual(merged.map(\.username), ["alice@contoso.com", "bob@contoso.com"])
         XCTAssertEqual(merged[1].tenantProfiles?.first?.isHomeTenantProfile, true)
         XCTAssertEqual(merged[1].tenantProfiles?.first?.identifier, "uid2")
+        XCTAssertEqual(merged.map(\.isSSOAccount), [false, true])
     }
 
     func testBrokerAccountsAreFilteredAsCachedOnes() {
