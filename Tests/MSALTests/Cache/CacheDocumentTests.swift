@@ -28,7 +28,8 @@ final class CacheDocumentTests: XCTestCase {
         XCTAssertNil(contents.idTokens.first?.originalKey)
         XCTAssertNil(contents.accounts.first?.originalKey)
         XCTAssertNil(contents.appMetadata.first?.originalKey)
-        XCTAssertEqual(contents.accounts.first?.unknown.members["account_source"], .string("password"))
+        XCTAssertEqual(contents.accounts.first?.accountSource, "password", "MSAL Python's account_source is read")
+        XCTAssertNil(contents.accounts.first?.unknown.members["account_source"])
         XCTAssertEqual(contents.unknownSections.map(\.name), ["ForeignSection"])
     }
 
