@@ -6,6 +6,11 @@ import MSALNative
 /// endpoint's are (``TokenResponseHandler``), without a refresh token: a silent call asks the
 /// broker again once the access token expired. Each method returns `nil` when no broker answers,
 /// and the caller then runs the library's own flow.
+///
+/// Replies are parsed into typed values (``BrokerReply``) before anything is decided; the
+/// decisions (``silentGoesToBroker(accountSource:)``, ``error(_:correlationId:)``,
+/// ``merged(cached:broker:)``) are pure functions of them. None of the broker's text reaches an
+/// error or a log line: it may echo what was sent.
 struct BrokerFlow {
     let context: ApplicationContext
     let broker: any MSALBrokerConnection
