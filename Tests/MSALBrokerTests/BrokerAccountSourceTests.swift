@@ -54,8 +54,8 @@ final class BrokerAccountSourceTests: XCTestCase {
         return (object["Account"] as? [String: Any] ?? [:]).values.compactMap { $0 as? [String: Any] }
     }
 
-    /// Sets `account_source` of every Account entity of the cache file, as MSAL for Python writes it.
-    private func setAccountSource(_ source: String, in config: MSALPublicClientApplicationConfig) throws {
+    /// Sets (or, with `nil`, removes) `account_source` of every Account entity of the cache file.
+    private func setAccountSource(_ source: String?, in config: MSALPublicClientApplicationConfig) throws {
         let url = try XCTUnwrap(config.cacheConfig.cacheFileURL)
         var object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         var accounts = try XCTUnwrap(object["Account"] as? [String: [String: Any]])
@@ -79,11 +79,28 @@ final class BrokerAccountSourceTests: XCTestCase {
         XCTAssertEqual(try cachedAccounts(config).map { $0["account_source"] as? String }, ["broker"])
     }
 
-    func testTheLibrarysOwnSignInRecordsNoBrokerSource() async throws {
+    func testTheLibrarysOwnSignInsRecordTheirGrantAsMSALPythonDoes() async throws {
         let config = try configuration(broker: false)
-        _ = try await signIn(try MSALPublicClientApplication(configuration: config))
-        XCTAssertEqual(try cachedAccounts(config).count, 1)
-        XCTAssertNil(try cachedAccounts(config).first?["account_source"])
+        let application = try MSALPublicClientApplication(configuration: config)
+        let result = try await signIn(application)
+        XCTAssertEqual(try cachedAccounts(config).map { $0["account_source"] as? String }, ["authorization_code"])
+        // A refresh does not say how the account was established: the source is kept.
+        fixture.emulator.advanceClock(by: 2 * 3600)
+        _ = try await silent(application, result.account)
+        XCTAssertEqual(fixture.emulator.tokenRequestCount(grantType: .refreshToken), 1)
+        XCTAssertEqual(try cachedAccounts(config).map { $0["account_source"] as? String }, ["authorization_code"])
+
+        let device = try configuration(broker: false)
+        let deviceApplication = try MSALPublicClientApplication(configuration: device)
+        let emulator = fixture.emulator
+        _ = try await deviceApplication.acquireTokenWithDeviceCode(
+            parameters: MSALTokenParameters(scopes: ["User.Read"])
+        ) { info in
+            try? emulator.approveDeviceCode(userCode: info.userCode)
+        }
+        XCTAssertEqual(
+            try cachedAccounts(device).map { $0["account_source"] as? String },
+            ["urn:ietf:params:oauth:grant-type:device_code"])
     }
 
     func testABrokerAccountWithTheBrokerOffGetsCachedTokensThenNeedsInteraction() async throws {
@@ -112,7 +129,6 @@ final class BrokerAccountSourceTests: XCTestCase {
     func testAnAccountAnotherGrantEstablishedUsesItsRefreshTokenNotTheBroker() async throws {
         let own = try configuration(broker: false)
         let result = try await signIn(try MSALPublicClientApplication(configuration: own))
-        try setAccountSource("authorization_code", in: own)
         let brokered = try MSALPublicClientApplication(configuration: try configuration(broker: true, cacheOf: own))
         fixture.emulator.advanceClock(by: 2 * 3600)
         let renewed = try await silent(brokered, result.account)
@@ -124,6 +140,7 @@ final class BrokerAccountSourceTests: XCTestCase {
     func testAnAccountOfUnknownSourceAsksTheBroker() async throws {
         let own = try configuration(broker: false)
         let result = try await signIn(try MSALPublicClientApplication(configuration: own))
+        try setAccountSource(nil, in: own)  // as an older library cached it
         let brokered = try MSALPublicClientApplication(configuration: try configuration(broker: true, cacheOf: own))
         fixture.emulator.advanceClock(by: 2 * 3600)
         // The broker does not know this account: its answer, not the refresh token, decides.

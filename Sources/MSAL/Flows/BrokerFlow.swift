@@ -88,15 +88,26 @@ struct BrokerFlow {
 
     // MARK: Account sources
 
-    /// The cache's `account_source` for accounts the broker signed in: MSAL for Python's field and
-    /// value (its `_GRANT_TYPE_BROKER`), so either library tells them apart in a shared cache.
-    static let accountSource = "broker"
+    /// The cache's `account_source` values: how an account was established, as MSAL for Python
+    /// records them (the grant type), so either library tells accounts apart in a shared cache.
+    enum AccountSource {
+        /// Signed in through the broker (MSAL for Python's `_GRANT_TYPE_BROKER`).
+        static let broker = "broker"
+        /// Signed in with the library's own interactive flow.
+        static let authorizationCode = "authorization_code"
+        /// Signed in with the device code flow.
+        static let deviceCode = "urn:ietf:params:oauth:grant-type:device_code"
+    }
+
+    /// The `account_source` of the broker's accounts.
+    static let accountSource = AccountSource.broker
 
     /// Whether a silent call for an account whose cached `account_source` is `source` asks the
     /// broker (when it is on and serves the authority). MSAL for Python's rule: yes for accounts
     /// the broker signed in and for accounts of unknown source (cached by an older library, or
     /// listed by the broker only); no for accounts another grant established
-    /// (`authorization_code`, the device code grant), whose own refresh token is used.
+    /// (``AccountSource/authorizationCode``, ``AccountSource/deviceCode``), whose own refresh
+    /// token is used.
     static func silentGoesToBroker(accountSource source: String?) -> Bool {
         source == nil || source == accountSource
     }
