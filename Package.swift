@@ -207,9 +207,8 @@ let package = Package(
 // could not link them.
 if Context.environment["MSAL_FUZZ"] == "1" {
     let fuzzed: [(name: String, module: Target.Dependency)] =
-        ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON", "Challenge"].map {
-            ($0, "MSAL")
-        }
+        ["JWT", "TokenResponse", "Cache", "Redirect", "Authority", "Discovery", "JSON", "Challenge", "BrokerReply"]
+        .map { ($0, "MSAL") }
         + [("RedisReply", "MSALRedisCacheNative")]
     for (name, module) in fuzzed {
         package.targets.append(

@@ -7,7 +7,7 @@
 #
 #   scripts/fuzz.sh [seconds-per-target] [target...]     default: 20 s each, every target
 #
-# Targets: JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply. Reproduce a crash with
+# Targets: JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply BrokerReply. Reproduce a crash with
 #   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0 .build-fuzz/release/Fuzz<target> <file>
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ shift || true
 if [[ $# -gt 0 ]]; then
     targets=("$@")
 else
-    targets=(JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply)
+    targets=(JWT TokenResponse Cache Redirect Authority Discovery JSON Challenge RedisReply BrokerReply)
 fi
 scratch=.build-fuzz
 
@@ -54,6 +54,7 @@ for target in "${targets[@]}"; do
     options=(-max_total_time="$seconds" -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/")
     case $target in
     TokenResponse | Cache | Discovery | JSON) options+=(-dict=Fuzz/Dictionaries/json.dict) ;;
+    BrokerReply) options+=(-dict=Fuzz/Dictionaries/broker.dict) ;;
     Redirect | Authority) options+=(-dict=Fuzz/Dictionaries/url.dict) ;;
     Challenge) options+=(-dict=Fuzz/Dictionaries/challenge.dict) ;;
     RedisReply) options+=(-dict=Fuzz/Dictionaries/redis.dict) ;;

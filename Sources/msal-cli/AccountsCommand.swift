@@ -86,7 +86,12 @@ enum AccountsCommand {
             Console.error("Default account: \(account.username ?? identifier)")
             return .success
         }
-        let accounts = try application.allAccounts()
+        // With the broker, the accounts it knows for this app too (MSAL for iOS's accountsFromDevice).
+        let accounts =
+            options.broker
+            ? try await application.accountsFromDevice(
+                for: MSALAccountEnumerationParameters(identifier: nil, username: nil))
+            : try application.allAccounts()
         let chosen = DefaultAccount.choose(accounts) {
             DefaultAccount.identifier(clientId: options.clientId, file: options.defaultsFile)
         }

@@ -34,7 +34,8 @@ struct ApplicationOptions {
                              plaintext file with a warning shown once (MSAL_CACHE_BACKEND)
           --ca-file PEM      certificate authorities to trust instead of the system's (MSAL_CA_FILE)
           --broker           sign in and get tokens through the Microsoft identity broker of this
-                             desktop (Entra ID authorities; the tool's own flows when none answers)
+                             desktop (Entra ID authorities; the tool's own flows when none answers);
+                             `accounts` then lists the broker's accounts too
                              (MSAL_BROKER=1; MSAL_BROKER_BUS: a D-Bus address instead of the
                              session bus, e.g. that of `msal emulator --broker`)
           --verbose          MSAL's log on standard error (personal data masked)

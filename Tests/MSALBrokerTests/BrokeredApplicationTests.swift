@@ -141,6 +141,65 @@ final class BrokeredApplicationTests: XCTestCase {
             MSALInternalError.internalErrorBrokerCorruptedResponse.rawValue)
     }
 
+    func testTheOtherReplyShapesGiveTheSameToken() async throws {
+        let usual = try await signIn(try application())
+        let application = try application()
+        fixture.broker.behavior = .alternateShapes
+        let result = try await signIn(application)
+        XCTAssertEqual(Set(result.scopes.map { $0.lowercased() }), Set(usual.scopes.map { $0.lowercased() }))
+        XCTAssertTrue(result.scopes.contains { $0.lowercased() == "user.read" }, "\(result.scopes)")
+        let lifetime = result.expiresOn?.timeIntervalSince(fixture.emulator.now) ?? 0
+        XCTAssertEqual(lifetime, 3600, accuracy: 2)
+        // The cached token is used until it expires, as with the usual shapes.
+        let cached = try await application.acquireTokenSilent(
+            with: MSALSilentTokenParameters(scopes: ["User.Read"], account: result.account))
+        XCTAssertEqual(cached.accessToken, result.accessToken)
+        XCTAssertEqual(fixture.broker.requests.count, 2)
+    }
+
+    func testAReplyOfTheWrongTypesIsACorruptedResponseNamingTheField() async throws {
+        let application = try application()
+        fixture.broker.behavior = .reply(#"{"brokerTokenResponse":{"accessToken":"eyJ.secret.sig","expiresOn":true}}"#)
+        let error = await failure { _ = try await self.signIn(application) }
+        XCTAssertEqual(
+            error?.userInfo[MSALInternalErrorCodeKey] as? Int,
+            MSALInternalError.internalErrorBrokerCorruptedResponse.rawValue)
+        let message = error?.userInfo[MSALErrorDescriptionKey] as? String ?? ""
+        XCTAssertTrue(message.contains("brokerTokenResponse.expiresOn has the wrong type"), message)
+        XCTAssertFalse(message.contains("secret"), message)
+    }
+
+    func testTheBrokersEchoNeverReachesTheErrorOrTheLog() async throws {
+        let lines = LogLines()
+        MSALGlobalConfig.loggerConfig.logLevel = .verbose
+        defer { MSALGlobalConfig.loggerConfig.logLevel = .info }
+        MSALGlobalConfig.loggerConfig.setLogCallback { _, message, _ in lines.append(message ?? "") }
+        let application = try application()
+        let username = try XCTUnwrap(fixture.emulator.defaultUsername)
+        let echo = "AADSTS50076: \(username) must sign in again for claims {\"access_token\":\"at-secret\"}"
+        let reply = try JSONSerialization.data(withJSONObject: [
+            "brokerTokenResponse": ["error": ["status": "InteractionRequired", "subStatus": 6, "context": echo]]
+        ])
+        fixture.broker.behavior = .reply(String(decoding: reply, as: UTF8.self))
+        let error = await failure { _ = try await self.signIn(application) }
+        XCTAssertEqual(error?.code, MSALError.interactionRequired.rawValue)
+        XCTAssertEqual(error?.userInfo[MSALBrokerStatusKey] as? String, "InteractionRequired:6")
+        let texts = [error?.localizedDescription ?? "", error?.userInfo[MSALErrorDescriptionKey] as? String ?? ""]
+        for text in texts + lines.all {
+            XCTAssertFalse(text.contains(username), text)
+            XCTAssertFalse(text.contains("at-secret"), text)
+        }
+        XCTAssertTrue(texts[1].contains("AADSTS50076"), texts[1])
+
+        // A D-Bus error's message is the broker's text too.
+        fixture.broker.behavior = .dbusError(
+            name: "com.microsoft.identity.Error", message: "no session for \(username)")
+        let dbus = await failure { _ = try await self.signIn(application) }
+        let dbusText = dbus?.userInfo[MSALErrorDescriptionKey] as? String ?? ""
+        XCTAssertTrue(dbusText.contains("com.microsoft.identity.Error"), dbusText)
+        XCTAssertFalse(dbusText.contains(username), dbusText)
+    }
+
     func testNoBrokerMeansTheLibrarysOwnFlowsAndOneLogLine() async throws {
         let lines = LogLines()
         MSALGlobalConfig.loggerConfig.setLogCallback { _, message, _ in lines.append(message ?? "") }

@@ -53,6 +53,25 @@ final class CLIBrokerTests: XCTestCase {
         XCTAssertEqual(broker.signedInUsernames, [])
     }
 
+    func testAccountsWithTheBrokerListTheBrokersAccounts() throws {
+        let login = try environment.run(["login", "--broker", "--scopes", "User.Read"], extra: brokerBus)
+        XCTAssertEqual(login.status, 0, login.errorOutput)
+        let username = try XCTUnwrap(environment.emulator.defaultUsername)
+        // Signed out of the cache only: the broker still has the account.
+        let logout = try environment.run(["logout"], extra: brokerBus)
+        XCTAssertEqual(logout.status, 0, logout.errorOutput)
+        XCTAssertEqual(broker.signedInUsernames, [username])
+
+        let cached = try environment.run(["accounts"], extra: brokerBus)
+        XCTAssertEqual(cached.status, 0, cached.errorOutput)
+        XCTAssertFalse(cached.output.contains(username), cached.output)
+
+        let device = try environment.run(["accounts", "--broker"], extra: brokerBus)
+        XCTAssertEqual(device.status, 0, device.errorOutput)
+        XCTAssertTrue(device.output.contains(username), device.output)
+        XCTAssertEqual(broker.requests.last?.method, "getAccounts")
+    }
+
     func testDoctorSaysWhetherABrokerAnswers() throws {
         let answering = try environment.run(["doctor", "-o", "json"], extra: brokerBus)
         let report = try XCTUnwrap(

@@ -79,6 +79,6 @@ struct DeviceCodeFlow {
             tokens,
             for: .init(
                 resolved: resolved, scopes: scopes, correlationId: correlationId, grant: .signIn,
-                resource: request.resource))
+                resource: request.resource, accountSource: BrokerFlow.AccountSource.deviceCode))
     }
 }

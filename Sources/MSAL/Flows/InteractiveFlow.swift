@@ -94,7 +94,8 @@ struct InteractiveFlow {
             tokens,
             for: .init(
                 resolved: resolvedForCache, scopes: scopes, correlationId: correlationId, nonce: authorize.nonce,
-                account: nil, grant: .signIn, resource: request.resource))
+                account: nil, grant: .signIn, resource: request.resource,
+                accountSource: BrokerFlow.AccountSource.authorizationCode))
         context.throttling.userInteractionSucceeded()
         return result
     }

@@ -62,8 +62,10 @@ struct SilentFlow {
             Log.info("Returning a cached access token", correlationId: correlationId)
             return result(of: hit, homeAccountId: homeAccountId, scope: scope, correlationId)
         }
-        // Through the broker when it is on and answers (its tokens come without a refresh token).
+        // Through the broker when it is on, the account's source lets it (``BrokerFlow/silentGoesToBroker(accountSource:)``)
+        // and a broker answers (its tokens come without a refresh token).
         if let brokered = BrokerFlow(context: context, authority: authority),
+            BrokerFlow.silentGoesToBroker(accountSource: try await accountSource(homeAccountId)),
             let result = try await brokered.silent(
                 scopes: scopes, resolved: resolved, account: account, claims: claims, correlationId: correlationId)
         {
@@ -77,6 +79,13 @@ struct SilentFlow {
     }
 
     // MARK: Account and cache
+
+    /// The cached `account_source` of the account (any of its records), `nil` when none says.
+    private func accountSource(_ homeAccountId: String) async throws -> String? {
+        try await context.cache.read { store in
+            store.accountRecords(homeAccountId: homeAccountId).lazy.compactMap(\.accountSource).first
+        }
+    }
 
     private func resolveAccount(_ request: Request) async throws -> MSALAccount {
         if let account = request.account { return account }

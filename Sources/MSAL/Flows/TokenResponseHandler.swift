@@ -25,6 +25,9 @@ struct TokenResponseHandler {
         /// The RFC 8707 resource indicator the tokens were asked for: the access token is cached
         /// for that resource only (``TokenStore/resourceSectionName``).
         var resource: String? = nil
+        /// The account's `account_source` to record (``BrokerFlow/accountSource`` for the
+        /// broker's tokens); `nil` keeps what the cache has.
+        var accountSource: String? = nil
 
         enum Grant {
             case signIn
@@ -100,6 +103,7 @@ struct TokenResponseHandler {
         record.familyName = claims?.familyName ?? cached?.familyName
         record.authorityType = Self.authorityType(authority)
         record.clientInfo = clientInfo?.raw ?? cached?.clientInfo
+        record.accountSource = request.accountSource ?? cached?.accountSource
         record.accessToken = response.accessToken
         record.scopes = Self.grantedScopes(response, requested: request.scopes)
         record.tokenType = response.tokenType

@@ -14,7 +14,9 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
     public let homeAccountId: MSALAccountId?
     /// The account in each tenant it signed in to.
     public let tenantProfiles: [MSALTenantProfile]?
-    /// Whether the account came from an external single-sign-on source (always `false` on Linux).
+    /// Whether the account came from an external single-sign-on source: `true` for an account
+    /// only the Linux broker listed (``MSALPublicClientApplication/accountsFromDevice(for:)``),
+    /// `false` for the cache's.
     public let isSSOAccount: Bool
     /// The home tenant's raw id token, decoded only when ``accountClaims`` is read.
     private let homeIdToken: String?
@@ -27,14 +29,14 @@ public final class MSALAccount: Sendable, Hashable, CustomStringConvertible {
 
     init(
         username: String?, homeAccountId: String?, environment: String?, tenantProfiles: [MSALTenantProfile]?,
-        homeIdToken: String?
+        homeIdToken: String?, isSSOAccount: Bool = false
     ) {
         self.username = username
         self.identifier = homeAccountId
         self.environment = environment
         self.homeAccountId = homeAccountId.map(MSALAccountId.init(homeAccountId:))
         self.tenantProfiles = tenantProfiles
-        self.isSSOAccount = false
+        self.isSSOAccount = isSSOAccount
         self.homeIdToken = homeIdToken
     }
 

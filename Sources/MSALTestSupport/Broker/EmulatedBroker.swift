@@ -19,6 +19,11 @@ public enum EmulatedBrokerBehavior: Sendable, Equatable {
     case never
     /// Every method answers this D-Bus error.
     case dbusError(name: String, message: String)
+    /// As ``normal``, with the token replies in the other shapes brokers use: `grantedScopes` an
+    /// array of strings, `expiresOn` and `extendedExpiresOn` strings of epoch milliseconds.
+    case alternateShapes
+    /// Every method answers this text as it is (JSON of the wrong types, echoes, ...).
+    case reply(String)
 }
 
 /// One method call an ``EmulatedBroker`` received.
@@ -153,6 +158,9 @@ public final class EmulatedBroker: Sendable {
             case .dbusError(let name, let message):
                 call.replyError(name: name, message: message)
                 continue
+            case .reply(let text):
+                call.reply(text)
+                continue
             default: break
             }
             let request = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] ?? [:]
@@ -183,13 +191,13 @@ public final class EmulatedBroker: Sendable {
                 case .userCanceled: call.reply(Self.tokenError(status: "UserCanceled", context: "the user cancelled"))
                 case .interactionRequired:
                     call.reply(Self.tokenError(status: "InteractionRequired", context: "AADSTS50076"))
-                default: call.reply(acquire(request, interactive: true))
+                default: call.reply(acquire(request, interactive: true, alternateShapes: behavior == .alternateShapes))
                 }
             case "acquireTokenSilently":
                 if behavior == .interactionRequired {
                     call.reply(Self.tokenError(status: "InteractionRequired", context: "AADSTS50076"))
                 } else {
-                    call.reply(acquire(request, interactive: false))
+                    call.reply(acquire(request, interactive: false, alternateShapes: behavior == .alternateShapes))
                 }
             default:
                 call.replyError(name: "org.freedesktop.DBus.Error.UnknownMethod", message: "no method \(call.member)")
@@ -199,7 +207,7 @@ public final class EmulatedBroker: Sendable {
     }
 
     /// A token for `request`: the signed-in account's (silent), or a new sign-in's (interactive).
-    private func acquire(_ request: [String: Any], interactive: Bool) -> String {
+    private func acquire(_ request: [String: Any], interactive: Bool, alternateShapes: Bool) -> String {
         let parameters = request["authParameters"] as? [String: Any] ?? [:]
         let clientId = parameters["clientId"] as? String ?? ""
         let scopes = Self.scopes(parameters["requestedScopes"])
@@ -259,13 +267,16 @@ public final class EmulatedBroker: Sendable {
         let now = emulator.now.timeIntervalSince1970
         let expiresIn = answer["expires_in"] as? Int ?? 3600
         let extendedIn = answer["ext_expires_in"] as? Int ?? expiresIn
+        let expiresOn = Int64((now + Double(expiresIn)) * 1000)
+        let extendedExpiresOn = Int64((now + Double(extendedIn)) * 1000)
+        let granted = answer["scope"] as? String ?? scopes.joined(separator: " ")
         let reply: [String: Any] = [
             "brokerTokenResponse": [
                 "accessToken": accessToken, "accessTokenType": "Bearer", "account": account,
                 "clientInfo": clientInfo, "idToken": idToken,
-                "expiresOn": Int64((now + Double(expiresIn)) * 1000),
-                "extendedExpiresOn": Int64((now + Double(extendedIn)) * 1000),
-                "grantedScopes": answer["scope"] as? String ?? scopes.joined(separator: " "),
+                "expiresOn": alternateShapes ? String(expiresOn) as Any : expiresOn,
+                "extendedExpiresOn": alternateShapes ? String(extendedExpiresOn) as Any : extendedExpiresOn,
+                "grantedScopes": alternateShapes ? granted.split(separator: " ").map(String.init) as Any : granted,
             ]
         ]
         return Self.encode(reply)

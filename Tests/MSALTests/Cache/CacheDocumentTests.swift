@@ -30,7 +30,8 @@ final class CacheDocumentTests: XCTestCase {
         XCTAssertEqual(token.refreshOn, 1_700_001_800)
         XCTAssertEqual(token.unknown.raw, #""key_id":null"#)
         XCTAssertEqual(store.refreshTokens.values.first?.familyId, "1")
-        XCTAssertEqual(store.accounts.values.first?.unknown.members["account_source"], .string("password"))
+        XCTAssertEqual(store.accounts.values.first?.accountSource, "password", "MSAL Python's account_source is read")
+        XCTAssertNil(store.accounts.values.first?.unknown.members["account_source"])
         XCTAssertEqual(store.unknownSections.map(\.name), ["ForeignSection"])
         XCTAssertEqual(store.unknownSection(named: "ForeignSection"), #"{"x": [1, 2.50, {"y": "\u00e9"}], "n": -0}"#)
     }

@@ -125,6 +125,9 @@ package struct CacheAccount: CacheEntity, Equatable {
     var givenName: String? = nil
     var familyName: String? = nil
     var middleName: String? = nil
+    /// How the account was signed in (`account_source`: `broker`, `authorization_code`, ...), as
+    /// MSAL for Python records it; silent asks the broker for a `broker` account.
+    var accountSource: String? = nil
     var unknown = UnknownFields.none
 
     static let section = CacheSection.account
@@ -134,7 +137,7 @@ package struct CacheAccount: CacheEntity, Equatable {
         .init("username", .defaulted(\.username)), .init("authority_type", .defaulted(\.authorityType)),
         .init("client_info", .optional(\.clientInfo)), .init("name", .optional(\.name)),
         .init("given_name", .optional(\.givenName)), .init("family_name", .optional(\.familyName)),
-        .init("middle_name", .optional(\.middleName)),
+        .init("middle_name", .optional(\.middleName)), .init("account_source", .optional(\.accountSource)),
     ]
 
     var key: String { CacheKey.join([homeAccountId, environment, realm]) }

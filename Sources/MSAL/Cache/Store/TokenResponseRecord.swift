@@ -19,6 +19,8 @@ package struct TokenResponseRecord: Sendable {
     var authorityType: String = "MSSTS"
     /// The raw base64url client_info, when the server sent one.
     var clientInfo: String?
+    /// The account's `account_source` (`broker`, ...), when known.
+    var accountSource: String?
 
     /// The access token; `nil` when the response had none.
     package var accessToken: String?

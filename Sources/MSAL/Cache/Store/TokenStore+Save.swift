@@ -39,7 +39,8 @@ extension TokenStore {
                     homeAccountId: hid, environment: record.environment, realm: record.realm,
                     localAccountId: record.localAccountId, username: record.username,
                     authorityType: record.authorityType, clientInfo: record.clientInfo, name: record.name,
-                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName))
+                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName,
+                    accountSource: record.accountSource))
         }
         if let refreshToken = record.refreshToken {
             upsert(
