@@ -258,8 +258,11 @@ enum CacheBackendSelection {
             if backend == .systemdCredential, let warning = stores.credential.exposureWarning() {
                 Console.error("msal: warning: " + warning)
             }
-            return Applied(unprobed: backend != .plaintext && needed.isEmpty) {
+            return Applied(unprobed: backend != .plaintext && needed.isEmpty) { [remembered = facts.previous] in
                 if let notice = decision.notice { Console.error(notice) }
+                // Already remembered (every command after the first): nothing to write, so the
+                // file is not read again.
+                guard backend != remembered || decision.isPlaintextWarning else { return }
                 // Remembered when the command ends, and only beside a cache folder that exists:
                 // a command that only reads creates nothing on disk.
                 CacheNotices.atEnd {
