@@ -149,7 +149,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "msal-cli",
-            dependencies: ["MSAL", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService", "MSALBroker"],
+            dependencies: [
+                "MSAL", "MSALNative", "MSALTestSupport", "MSALKernelKeyring", "MSALSecretService", "MSALBroker",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -208,7 +208,7 @@ enum DoctorCommand {
     /// Whether the file at `path` exists and is not encrypted.
     static func isPlaintext(_ path: String) -> Bool {
         guard let head = CacheBackendSelection.head(of: path) else { return false }
-        return Array(head) != CacheBackendSelection.encryptedHeader
+        return head != CacheBackendSelection.encryptedHeader
     }
 
     /// What the report says of the cache.

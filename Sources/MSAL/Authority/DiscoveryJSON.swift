@@ -19,15 +19,19 @@ struct DiscoveryJSON {
     }
 
     /// Whether `key` is present with any value other than JSON `null`.
+    ///
+    /// `JSONSerialization` gives `null` as an `NSNull` and nothing else of that type, so the type
+    /// is compared: `value is NSNull` first bridges an array or a string to its Foundation class
+    /// (measured: 0.05-0.1 ms of the first silent call of a process).
     func has(_ key: String) -> Bool {
         guard let value = object[key] else { return false }
-        return !(value is NSNull)
+        return type(of: value) != NSNull.self
     }
 
-    /// The string under `key`, or `nil` when absent or not a string.
+    /// The string under `key`, or `nil` when absent or not a string (an `NSNumber` never casts to
+    /// `String`).
     func string(_ key: String) -> String? {
-        guard let value = object[key], !(value is NSNumber) else { return nil }
-        return value as? String
+        object[key] as? String
     }
 
     /// The array under `key`, or `nil` when absent or not an array.
@@ -40,7 +44,7 @@ struct DiscoveryJSON {
         var result: [String] = []
         result.reserveCapacity(array.count)
         for element in array {
-            guard !(element is NSNumber), let string = element as? String else { return nil }
+            guard let string = element as? String else { return nil }
             result.append(string)
         }
         return result
