@@ -100,13 +100,13 @@ struct BrokerToken: Equatable, Sendable {
     /// The token endpoint's JSON body for the same token, for ``TokenResponse`` and the checks
     /// and cache write every flow shares.
     func tokenResponseBody() -> Data {
-        var body: [String: Any] = ["token_type": "Bearer", "access_token": accessToken]
-        if let idToken { body["id_token"] = idToken }
-        if let clientInfo { body["client_info"] = clientInfo }
-        if let expiresOnSeconds { body["expires_on"] = expiresOnSeconds }
-        if let extendedExpiresOnSeconds { body["ext_expires_on"] = extendedExpiresOnSeconds }
-        if let grantedScopes { body["scope"] = grantedScopes.joined(separator: " ") }
-        return (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data("{}".utf8)
+        var body: [String: JSONValue] = ["token_type": .string("Bearer"), "access_token": .string(accessToken)]
+        body["id_token"] = idToken.map(JSONValue.string)
+        body["client_info"] = clientInfo.map(JSONValue.string)
+        body["expires_on"] = expiresOnSeconds.map { .number(JSONValue.Number($0)) }
+        body["ext_expires_on"] = extendedExpiresOnSeconds.map { .number(JSONValue.Number($0)) }
+        body["scope"] = grantedScopes.map { .string($0.joined(separator: " ")) }
+        return JSONValue.object(body).serialized()
     }
 }
 
