@@ -128,7 +128,7 @@ struct LockWait: Sendable, Equatable {
 
     /// The pause before the next try (``next(now:)``), `nil` to give up; a new `backoff` starts
     /// its pauses from its first.
-    private mutating func pauseBeforeRetry(waitingWith backoff: Backoff) -> Int64? {
+    mutating func pauseBeforeRetry(waitingWith backoff: Backoff) -> Int64? {
         if backoff != self.backoff { continueWith(backoff) }
         guard case .retry(let pause) = next() else { return nil }
         return pause

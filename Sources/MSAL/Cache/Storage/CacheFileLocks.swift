@@ -51,31 +51,6 @@ final class CacheFileLocks {
         }
     }
 
-    /// Takes both locks before `wait`'s deadline, suspending the task between tries (a
-    /// cancelled task keeps waiting: the write it guards may save a redeemed refresh token).
-    static func take(_ acquisition: Acquisition, waiting wait: inout LockWait) async throws -> CacheFileLocks {
-        var acquisition = acquisition
-        let taken = try await wait.suspending(ignoringCancellation: true) {
-            () throws(CacheStorageError) -> LockWait.Attempt<CacheFileLocks> in
-            try acquisition.attempt()
-        }
-        guard let taken else { throw acquisition.timeout(seconds: wait.timeout) }
-        return taken
-    }
-
-    /// Takes both locks before `wait`'s deadline, blocking the calling thread between tries (for
-    /// synchronous API only).
-    static func takeBlocking(_ acquisition: Acquisition, waiting wait: inout LockWait) throws(CacheStorageError)
-        -> CacheFileLocks
-    {
-        var acquisition = acquisition
-        let taken = try wait.blocking { () throws(CacheStorageError) -> LockWait.Attempt<CacheFileLocks> in
-            try acquisition.attempt()
-        }
-        guard let taken else { throw acquisition.timeout(seconds: wait.timeout) }
-        return taken
-    }
-
     /// Whether the write is still exclusive: at least one of the two lock files is still the one
     /// locked at its path. A cleaner that removes `*.lock` breaks ours, and another writer may
     /// then lock a new file of that name; but it must still wait for the extension's lockfile,

@@ -109,63 +109,34 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` on the current cache contents. Should the file have to be read again under
-    /// its cross-process locks (it looks corrupt or empty: an in-place writer may be half-way),
-    /// this thread blocks while they are busy, without holding the cache (for synchronous API).
-    package func readBlocking<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
-        do {
-            return try readLoaded(body)
-        } catch is ReadUnderLocks {
-            let (file, acquisition) = try lockedReadAcquisition()
-            var wait = LockWait(timeout: lockTimeout, backoff: .fileLock)
-            let locks = try Self.storageErrors { () throws(CacheStorageError) in
-                try CacheFileLocks.takeBlocking(acquisition, waiting: &wait)
-            }
-            return try readHolding(locks, file, body)
-        }
-    }
-
     /// Runs `body` on the current cache contents; a wait for the file's locks suspends the task.
     package func read<Result>(_ body: (TokenStore) throws -> Result) async throws -> Result {
         do {
             return try readLoaded(body)
         } catch is ReadUnderLocks {
-            let (file, acquisition) = try lockedReadAcquisition()
-            var wait = LockWait(timeout: lockTimeout, backoff: .fileLock)
-            let locks: CacheFileLocks
-            do {
-                locks = try await CacheFileLocks.take(acquisition, waiting: &wait)
-            } catch let error as CacheStorageError {
-                throw error.error
-            }
-            return try readHolding(locks, file, body)
+            return try await modify(persisting: false) { try body($0) }
         }
     }
 
-    /// Thrown (inside this type only) by a read that must read the file again holding its locks,
-    /// to wait for them outside the cache's lock.
+    /// Runs `body` on the current cache contents. Should the file have to be read again under
+    /// its cross-process locks, this thread blocks while they are busy, without holding the
+    /// cache (for synchronous API).
+    package func readBlocking<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
+        do {
+            return try readLoaded(body)
+        } catch is ReadUnderLocks {
+            return try modifyBlocking(persisting: false) { try body($0) }
+        }
+    }
+
+    /// Thrown (inside this type only) by a read that must read the file again holding its locks
+    /// (it looks corrupt or empty: an in-place writer may be half-way), to wait for them outside
+    /// the cache's lock: the read is then made as a change that writes nothing.
     private struct ReadUnderLocks: Error {}
 
     private func readLoaded<Result>(_ body: (TokenStore) throws -> Result) throws -> Result {
         try state.withLock { state in
             try refreshIfNeeded(&state)
-            return try body(state.store)
-        }
-    }
-
-    private func lockedReadAcquisition() throws -> (CacheFile, CacheFileLocks.Acquisition) {
-        guard case .file(let file) = backend else { preconditionFailure("only a file is read under its locks") }
-        let target = try Self.storageErrors { () throws(CacheStorageError) in try file.writeTarget() }
-        return (file, CacheFileLocks.Acquisition(file, target: target))
-    }
-
-    /// The read of a file that looked corrupt or empty, again, holding its locks.
-    private func readHolding<Result>(
-        _ locks: CacheFileLocks, _ file: CacheFile, _ body: (TokenStore) throws -> Result
-    ) throws -> Result {
-        defer { withExtendedLifetime(locks) {} }
-        return try state.withLock { state in
-            try Self.storageErrors { () throws in try reload(file, &state, underLocks: true) }
             return try body(state.store)
         }
     }
@@ -184,18 +155,17 @@ package final class TokenCache: Sendable {
     /// for the file's cross-process locks (or between attempts on a shared storage) blocks this
     /// thread, without holding the cache: readers are answered meanwhile (for synchronous API).
     package func modifyBlocking<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
-        var progress = WriteProgress(timeout: lockTimeout)
+        try modifyBlocking(persisting: true, body)
+    }
+
+    private func modifyBlocking<Result>(persisting: Bool, _ body: (inout TokenStore) throws -> Result) throws
+        -> Result
+    {
+        var write = Write(timeout: lockTimeout)
         while true {
-            let plan = try prepareWrite()
-            let locks = try plan.locks.map { acquisition in
-                try Self.storageErrors { () throws(CacheStorageError) in
-                    try CacheFileLocks.takeBlocking(acquisition, waiting: &progress.wait)
-                }
-            }
-            switch try modifyHolding(locks, target: plan.target, &progress, body) {
+            switch try attempt(&write, persisting: persisting, body) {
             case .done(let result): return result
-            case .again(let pause):
-                if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1e9) }
+            case .again(let pause): if pause > 0 { Thread.sleep(forTimeInterval: Double(pause) / 1e9) }
             }
         }
     }
@@ -206,33 +176,32 @@ package final class TokenCache: Sendable {
     /// its turn. A cancelled task still completes the write: it may save a refresh token the
     /// server has just rotated.
     package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
-        try await writers.withTurn { try await modifyInTurn(body) }
+        try await modify(persisting: true, body)
     }
 
-    private func modifyInTurn<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
-        var progress = WriteProgress(timeout: lockTimeout)
-        while true {
-            let plan = try prepareWrite()
-            var locks: CacheFileLocks?
-            if let acquisition = plan.locks {
-                do {
-                    locks = try await CacheFileLocks.take(acquisition, waiting: &progress.wait)
-                } catch let error as CacheStorageError {
-                    throw error.error
+    private func modify<Result>(persisting: Bool, _ body: (inout TokenStore) throws -> Result) async throws
+        -> Result
+    {
+        try await writers.withTurn {
+            var write = Write(timeout: lockTimeout)
+            while true {
+                switch try attempt(&write, persisting: persisting, body) {
+                case .done(let result): return result
+                case .again(let pause): if pause > 0 { await LockWait.sleepIgnoringCancellation(nanoseconds: pause) }
                 }
-            }
-            switch try modifyHolding(locks, target: plan.target, &progress, body) {
-            case .done(let result): return result
-            case .again(let pause):
-                if pause > 0 { await LockWait.sleepIgnoringCancellation(nanoseconds: pause) }
             }
         }
     }
 
     /// Where a change stands across its attempts.
-    private struct WriteProgress {
+    private struct Write {
         /// The wait for the cross-process locks: one deadline (the cache's lock timeout) for all.
         var wait: LockWait
+        /// Whether ``target`` and ``locks`` are made for this attempt (again after a start-over).
+        var prepared = false
+        /// The file written, and the cross-process locks taken for it.
+        var target: String?
+        var locks: CacheFileLocks.Acquisition?
         /// The attempts on a versioned storage, from 1.
         var attempt = 1
         /// When the change began (monotonic seconds).
@@ -244,80 +213,97 @@ package final class TokenCache: Sendable {
     }
 
     /// What one attempt of a change came to.
-    private enum WriteStep<Result> {
+    private enum Step<Result> {
         case done(Result)
-        /// Start over after this many nanoseconds (0: at once), outside the cache's lock.
+        /// Try again after this many nanoseconds (0: at once), outside the cache's lock.
         case again(pauseNanoseconds: Int64)
+    }
+
+    /// One attempt of a change: the cross-process locks tried once and, taken, the change applied
+    /// holding the cache's lock. It never waits: it says how long to pause before the next.
+    private func attempt<Result>(
+        _ write: inout Write, persisting: Bool, _ body: (inout TokenStore) throws -> Result
+    ) throws -> Step<Result> {
+        try Self.storageErrors {
+            if !write.prepared { try prepare(&write) }
+            var locks: CacheFileLocks?
+            if var acquisition = write.locks {
+                defer { write.locks = acquisition }
+                switch try acquisition.attempt() {
+                case .taken(let taken): locks = taken
+                case .wait(let backoff):
+                    guard let pause = write.wait.pauseBeforeRetry(waitingWith: backoff) else {
+                        throw acquisition.timeout(seconds: write.wait.timeout)
+                    }
+                    return .again(pauseNanoseconds: pause)
+                }
+            }
+            let step = try modifyHolding(locks, &write, persisting: persisting, body)
+            if case .again = step { write.prepared = false }
+            return step
+        }
     }
 
     /// What a change must do before it takes the cache's lock: the file it writes, and the
     /// cross-process locks to take.
-    private struct WritePlan {
-        var target: String?
-        var locks: CacheFileLocks.Acquisition?
-    }
-
-    private func prepareWrite() throws -> WritePlan {
-        try Self.storageErrors { () throws(CacheStorageError) -> WritePlan in
-            switch backend {
-            case .memory, .versioned:
-                return WritePlan()
-            case .file(let file):
-                let target = try file.writeTarget()
-                try file.checkTarget(target)
-                try file.checkOwnership(target)
-                try file.prepareFolder(for: target)
-                return WritePlan(target: target, locks: CacheFileLocks.Acquisition(file, target: target))
-            case .custom(_, _, let signal):
-                guard let signal else { return WritePlan() }
-                do throws(FileError) {
-                    try FileSystem.createFolders(FileSystem.folder(of: signal), mode: 0o700)
-                } catch {
-                    throw FileLock.failure(error, path: signal)
-                }
-                return WritePlan(locks: CacheFileLocks.Acquisition(ownLockPath: signal + ".lock", cachePath: signal))
+    private func prepare(_ write: inout Write) throws {
+        write.prepared = true
+        switch backend {
+        case .memory, .versioned:
+            break
+        case .file(let file):
+            let target = try file.writeTarget()
+            try file.checkTarget(target)
+            try file.checkOwnership(target)
+            try file.prepareFolder(for: target)
+            (write.target, write.locks) = (target, CacheFileLocks.Acquisition(file, target: target))
+        case .custom(_, _, let signal):
+            guard let signal else { return }
+            do throws(FileError) {
+                try FileSystem.createFolders(FileSystem.folder(of: signal), mode: 0o700)
+            } catch {
+                throw FileLock.failure(error, path: signal)
             }
+            write.locks = CacheFileLocks.Acquisition(ownLockPath: signal + ".lock", cachePath: signal)
         }
     }
 
     /// One attempt of a change, holding the cache's lock and the cross-process `locks` taken for
-    /// it; it never waits.
+    /// it; it never waits. Without `persisting` (a file read again under its locks), nothing is
+    /// written.
     private func modifyHolding<Result>(
-        _ locks: CacheFileLocks?, target: String?, _ progress: inout WriteProgress,
-        _ body: (inout TokenStore) throws -> Result
-    ) throws -> WriteStep<Result> {
+        _ locks: CacheFileLocks?, _ write: inout Write, persisting: Bool, _ body: (inout TokenStore) throws -> Result
+    ) throws -> Step<Result> {
         defer { withExtendedLifetime(locks) {} }
         return try state.withLock { state in
-            do {
-                switch backend {
-                case .memory:
-                    state.loaded = true
-                    return .done(try body(&state.store))
-                case .file(let file):
-                    guard let locks, let target else { preconditionFailure("a file is written under its locks") }
-                    do {
-                        return .done(try modifyFile(file, target: target, locks: locks, &state, body))
-                    } catch CacheStorageError.lockLost(let path) {
-                        // Removed or replaced while held: another writer may have gone
-                        // ahead on a new lock file. Start over, reading the file again.
-                        state.loaded = false
-                        guard !progress.wait.isOver() else { throw CacheStorageError.lockLost(path: path) }
-                        progress.wait.continueWith(.fileLock)
-                        return .again(pauseNanoseconds: 0)
-                    }
-                case .custom(let storage, let key, let signal):
-                    try reloadCustom(storage, key: key, signal: signal, &state)
-                    let result = try body(&state.store)
-                    let bytes = try Self.document(state.store, key: key, storage)
-                    try Self.calling { try storage.save(Data(bytes)) }
-                    // The storage touched the signal file; under the locks nobody else did since.
-                    if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
-                    return .done(result)
-                case .versioned(let storage, let key):
-                    return try modifyVersioned(storage, key: key, &state, &progress, body)
+            switch backend {
+            case .memory:
+                state.loaded = true
+                return .done(try body(&state.store))
+            case .file(let file):
+                guard let locks, let target = write.target else {
+                    preconditionFailure("a file is written under its locks")
                 }
-            } catch let error as CacheStorageError {
-                throw error.error
+                do {
+                    return .done(try modifyFile(file, target: target, locks: locks, persisting, &state, body))
+                } catch CacheStorageError.lockLost(let path) {
+                    // Removed or replaced while held: another writer may have gone
+                    // ahead on a new lock file. Start over, reading the file again.
+                    state.loaded = false
+                    guard !write.wait.isOver() else { throw CacheStorageError.lockLost(path: path) }
+                    write.wait.continueWith(.fileLock)
+                    return .again(pauseNanoseconds: 0)
+                }
+            case .custom(let storage, let key, let signal):
+                try reloadCustom(storage, key: key, signal: signal, &state)
+                let result = try body(&state.store)
+                let bytes = try Self.document(state.store, key: key, storage)
+                try Self.calling { try storage.save(Data(bytes)) }
+                // The storage touched the signal file; under the locks nobody else did since.
+                if let signal { state.fingerprint = FileFingerprint.of(path: signal) }
+                return .done(result)
+            case .versioned(let storage, let key):
+                return try modifyVersioned(storage, key: key, &state, &write, body)
             }
         }
     }
@@ -328,8 +314,8 @@ package final class TokenCache: Sendable {
     /// Under a refresh lease (``RefreshLeaseScope``) the save is fenced by it.
     private func modifyVersioned<Result>(
         _ storage: any MSALSharedCacheStorage, key: [UInt8]?, _ state: inout State,
-        _ progress: inout WriteProgress, _ body: (inout TokenStore) throws -> Result
-    ) throws -> WriteStep<Result> {
+        _ write: inout Write, _ body: (inout TokenStore) throws -> Result
+    ) throws -> Step<Result> {
         if !state.loaded { try reloadVersioned(storage, key: key, &state) }
         let result: Result
         let outcome: MSALCacheSaveOutcome
@@ -346,7 +332,7 @@ package final class TokenCache: Sendable {
             throw error
         }
         switch VersionedWriteDecision.decide(
-            outcome, attempt: progress.attempt, elapsed: Self.monotonicSeconds() - progress.start,
+            outcome, attempt: write.attempt, elapsed: Self.monotonicSeconds() - write.start,
             timeout: lockTimeout, jitter: Double.random(in: 0..<1))
         {
         case .done(let version):
@@ -355,11 +341,11 @@ package final class TokenCache: Sendable {
             return .done(result)
         case .reloadAndRetry(let pause):
             state.loaded = false
-            progress.attempt += 1
+            write.attempt += 1
             return .again(pauseNanoseconds: Int64(pause) * 1_000_000)
         case .giveUp:
             state.loaded = false
-            throw CacheStorageError.writeConflicts(attempts: progress.attempt)
+            throw CacheStorageError.writeConflicts(attempts: write.attempt)
         case .dropFenced:
             Log.warning(
                 "Token cache: the refresh lease expired before its result was saved; another holder's newer result is kept"
@@ -391,13 +377,14 @@ package final class TokenCache: Sendable {
     }
 
     private func modifyFile<Result>(
-        _ file: CacheFile, target: String, locks: CacheFileLocks, _ state: inout State,
+        _ file: CacheFile, target: String, locks: CacheFileLocks, _ persisting: Bool, _ state: inout State,
         _ body: (inout TokenStore) throws -> Result
     ) throws -> Result {
         if !state.loaded || FileFingerprint.of(path: file.path) != state.fingerprint {
             try reload(file, &state, underLocks: true)
         }
         let result = try body(&state.store)
+        guard persisting else { return result }
         state.fingerprint = try file.save(state.store, to: target) {
             guard locks.areStillHeld else { throw CacheStorageError.lockLost(path: CacheFile.lockPath(for: target)) }
         }
