@@ -134,7 +134,7 @@ final class SecretServiceExtensionsInteropTests: XCTestCase {
         // And back: Python adds an account to what we wrote; our cache sees it at its next read
         // (the signal file changed) and keeps both.
         _ = try runPython(["write", "--account", "carol", "--secret", "at-carol"])
-        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 2)
+        XCTAssertEqual(try cache.readBlocking { $0.accounts.count }, 2)
         XCTAssertEqual(try accessTokens(storage), ["at-carol", "at-from-swift"])
     }
 
@@ -178,7 +178,7 @@ final class SecretServiceExtensionsInteropTests: XCTestCase {
         let read = try runPython(["read"])
         let accounts = read["accounts"] as? [String: String] ?? [:]
         XCTAssertEqual(accounts.count, 40, "every write of both sides is in the item: \(accounts.keys.sorted())")
-        XCTAssertEqual(try cache.readBlocking { $0.counts.accounts }, 40)
+        XCTAssertEqual(try cache.readBlocking { $0.accounts.count }, 40)
     }
 
     func testProbeLeavesTheCacheItemAlone() throws {

@@ -23,7 +23,7 @@ struct TokenResponseHandler {
         /// machine's clock.
         var grant: Grant
         /// The RFC 8707 resource indicator the tokens were asked for: the access token is cached
-        /// for that resource only (``TokenStore/resourceSectionName``).
+        /// for that resource only (``CacheResourceToken``).
         var resource: String? = nil
         /// The account's `account_source` to record (``BrokerFlow/accountSource`` for the
         /// broker's tokens); `nil` keeps what the cache has.
@@ -69,8 +69,8 @@ struct TokenResponseHandler {
         let (cached, cachedIdToken) = try await context.cache.read { store in
             (
                 store.account(homeAccountId: homeAccountId, environments: lookup, realm: realm),
-                store.idTokenSecret(
-                    homeAccountId: homeAccountId, environments: lookup, realm: realm, clientId: clientId)
+                store.idToken(homeAccountId: homeAccountId, environments: lookup, realm: realm, clientId: clientId)?
+                    .secret
             )
         }
         let resolved = request.resolved

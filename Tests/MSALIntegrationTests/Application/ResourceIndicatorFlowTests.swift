@@ -100,14 +100,14 @@ final class ResourceIndicatorFlowTests: XCTestCase {
             try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         let plainSection = try XCTUnwrap(document["AccessToken"] as? [String: [String: Any]])
         XCTAssertEqual(plainSection.values.compactMap { $0["secret"] as? String }, [signedIn.accessToken])
-        let ours = try XCTUnwrap(document[TokenStore.resourceSectionName] as? [String: [String: Any]])
+        let ours = try XCTUnwrap(document["MSALResourceAccessToken"] as? [String: [String: Any]])
         XCTAssertEqual(Set(ours.values.compactMap { $0["resource"] as? String }), [resource, other])
         XCTAssertEqual(Set(ours.values.compactMap { $0["secret"] as? String }), [first, second])
 
         try await app.application.signout(with: signedIn.account, signoutParameters: MSALSignoutParameters())
         let after = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
-        XCTAssertNil(after[TokenStore.resourceSectionName], "signed out: the resource tokens are gone")
+        XCTAssertNil(after["MSALResourceAccessToken"], "signed out: the resource tokens are gone")
     }
 
     func testTheDeviceCodeFlowSendsTheResourceOnTheDeviceAndTokenRequests() async throws {

@@ -48,29 +48,23 @@ final class CacheStorageDecisionTests: XCTestCase {
 
     func testAnExtensionsLockIsTakenOverOnlyWhenStale() {
         let second: Int64 = 1_000_000_000
-        func step(free: Bool, age: Int64, _ writer: ExtensionsLockObservation.Writer) -> ExtensionsLockStep {
-            ExtensionsLockStep.decide(ExtensionsLockObservation(lockIsFree: free, ageNanoseconds: age, writer: writer))
-        }
-        // Held: always wait, however old, whoever wrote it.
-        for writer in [ExtensionsLockObservation.Writer.notWritten, .alive, .gone] {
-            XCTAssertEqual(step(free: false, age: 3600 * second, writer), .wait)
-        }
-        // Free, its writer killed: stale at once.
-        XCTAssertEqual(step(free: true, age: 0, .gone), .takeOver)
-        // Free and young: its creator is about to lock it, or its holder to delete it.
-        XCTAssertEqual(step(free: true, age: second, .notWritten), .wait)
-        XCTAssertEqual(step(free: true, age: second, .alive), .wait)
-        // Free for as long as msal-extensions itself waits: stale.
+        // (A held lockfile is never judged: its `flock` is tried first.)
+        // Its writer killed: stale at once.
+        XCTAssertEqual(ExtensionsLockStep.decide(writer: .gone, ageNanoseconds: 0), .takeOver)
+        // Young: its creator is about to lock it, or its holder to delete it.
+        XCTAssertEqual(ExtensionsLockStep.decide(writer: .notWritten, ageNanoseconds: second), .wait)
+        XCTAssertEqual(ExtensionsLockStep.decide(writer: .alive, ageNanoseconds: second), .wait)
+        // Unlocked for as long as msal-extensions itself waits: stale.
         XCTAssertEqual(ExtensionsLockStep.staleAfterNanoseconds, 5 * second)
-        XCTAssertEqual(step(free: true, age: 5 * second, .notWritten), .takeOver)
-        XCTAssertEqual(step(free: true, age: 5 * second, .alive), .takeOver)
+        XCTAssertEqual(ExtensionsLockStep.decide(writer: .notWritten, ageNanoseconds: 5 * second), .takeOver)
+        XCTAssertEqual(ExtensionsLockStep.decide(writer: .alive, ageNanoseconds: 5 * second), .takeOver)
     }
 
     func testThePIDOfAnExtensionsLockfile() {
-        XCTAssertEqual(ExtensionsLockObservation.pid(in: Array("4242 /usr/bin/az".utf8)), 4242)
-        XCTAssertEqual(ExtensionsLockObservation.pid(in: Array("17".utf8)), 17)
-        XCTAssertNil(ExtensionsLockObservation.pid(in: []))
-        XCTAssertNil(ExtensionsLockObservation.pid(in: Array(" 12 x".utf8)))
-        XCTAssertNil(ExtensionsLockObservation.pid(in: Array("99999999999 x".utf8)))
+        XCTAssertEqual(ExtensionsLockStep.pid(in: Array("4242 /usr/bin/az".utf8)), 4242)
+        XCTAssertEqual(ExtensionsLockStep.pid(in: Array("17".utf8)), 17)
+        XCTAssertNil(ExtensionsLockStep.pid(in: []))
+        XCTAssertNil(ExtensionsLockStep.pid(in: Array(" 12 x".utf8)))
+        XCTAssertNil(ExtensionsLockStep.pid(in: Array("99999999999 x".utf8)))
     }
 }

@@ -11,6 +11,12 @@ extension CacheDocument {
         entries(store.idTokens, store, &output)
         entries(store.accounts, store, &output)
         entries(store.appMetadata, store, &output)
+        // Written only where resources were asked for: not in every app's file.
+        if !store.resourceTokens.isEmpty || store.keptEntries[.resourceAccessToken]?.isEmpty == false
+            || store.unusableSections[.resourceAccessToken] != nil
+        {
+            entries(store.resourceTokens, store, &output)
+        }
         let clients = store.accountMetadata
         if !clients.isEmpty || store.keptEntries[.accountMetadata]?.isEmpty == false
             || store.unusableSections[.accountMetadata] != nil
@@ -63,13 +69,6 @@ extension CacheDocument {
             output.append(contentsOf: kept[key]?.utf8 ?? "".utf8)
         }
         output.append(UInt8(ascii: "}"))
-    }
-
-    /// The JSON of an entity's entry (for sections this library edits as JSON values).
-    static func json<Entity: CacheEntity>(of entity: Entity) -> JSONValue? {
-        var output: [UInt8] = []
-        write(entity, &output)
-        return try? JSONValue(parsing: output)
     }
 
     private static func write<Entity: CacheEntity>(_ entity: Entity, _ output: inout [UInt8]) {

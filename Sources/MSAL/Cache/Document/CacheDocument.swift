@@ -8,7 +8,6 @@ enum CacheDocument {
     static func read(_ bytes: [UInt8]) throws(JSONValue.ParseError) -> TokenStore {
         var store = TokenStore()
         var reader = JSONReader(bytes)
-        var interner = Interner()
         if reader.isAtEnd() { return store }
         guard try reader.peek() == UInt8(ascii: "{") else { throw reader.error("expected '{' starting the document") }
         var dropped = 0
@@ -18,7 +17,7 @@ enum CacheDocument {
                 // Sections are told apart by their decoded names (`"App\u004detadata"` is AppMetadata).
                 let section = CacheSection(rawValue: name)
                 if let section, try reader.peek() == UInt8(ascii: "{") {
-                    dropped += try readSection(section, &reader, &interner, into: &store)
+                    dropped += try readSection(section, &reader, into: &store)
                 } else {
                     let raw = try reader.text(try reader.skipValue())
                     if let section {
@@ -39,7 +38,7 @@ enum CacheDocument {
 
     /// Reads the entries of one section; returns how many were dropped for another of one key.
     private static func readSection(
-        _ section: CacheSection, _ reader: inout JSONReader, _ interner: inout Interner, into store: inout TokenStore
+        _ section: CacheSection, _ reader: inout JSONReader, into store: inout TokenStore
     ) throws(JSONValue.ParseError) -> Int {
         var dropped = 0
         guard try reader.openObject() else { return 0 }
@@ -50,7 +49,7 @@ enum CacheDocument {
             func add<Entity: CacheEntity>(_: Entity.Type, _ adding: (Entity) -> Int) throws(JSONValue.ParseError)
                 -> Bool
             {
-                guard let entity = try entry(Entity.self, &reader, &interner) else { return false }
+                guard let entity = try entry(Entity.self, &reader) else { return false }
                 dropped += adding(entity)
                 return true
             }
@@ -61,8 +60,9 @@ enum CacheDocument {
             case .idToken: added = try add(CacheIdToken.self) { store.addLoaded($0, key: key) }
             case .account: added = try add(CacheAccount.self) { store.addLoaded($0, key: key) }
             case .appMetadata: added = try add(CacheAppMetadata.self) { store.addLoaded($0, key: key) }
+            case .resourceAccessToken: added = try add(CacheResourceToken.self) { store.addLoaded($0, key: key) }
             case .accountMetadata:
-                let client = try clientMetadata(&reader, &interner)
+                let client = try clientMetadata(&reader)
                 if let client { store.setClientMetadata(client.metadata, clientId: client.clientId ?? key) }
                 added = client != nil
             }
@@ -77,7 +77,7 @@ enum CacheDocument {
     /// The entry at the cursor as an entity; `nil` (the entry read past) when it is no object, a
     /// member it models has a value of another type, or one it requires is missing.
     private static func entry<Entity: CacheEntity>(
-        _: Entity.Type, _ reader: inout JSONReader, _ interner: inout Interner
+        _: Entity.Type, _ reader: inout JSONReader
     ) throws(JSONValue.ParseError) -> Entity? {
         guard try reader.peek() == UInt8(ascii: "{") else {
             try reader.skipValue()
@@ -105,7 +105,7 @@ enum CacheDocument {
                     continue
                 }
                 next = index + 1
-                valid = try fields[index].read(into: &entity, &reader, &interner, slot: index) && valid
+                valid = try fields[index].read(into: &entity, &reader) && valid
                 present |= 1 << UInt32(index)
             } while try reader.nextMember()
         }
@@ -118,7 +118,7 @@ enum CacheDocument {
     /// One client's object of `AccountMetadata` and its `client_id`; `nil` (kept as it is) when its
     /// `client_id` is no string or its `account_metadata_map` no object.
     private static func clientMetadata(
-        _ reader: inout JSONReader, _ interner: inout Interner
+        _ reader: inout JSONReader
     ) throws(JSONValue.ParseError) -> (
         clientId: String?, metadata: TokenStore.ClientMetadata
     )? {
@@ -144,7 +144,7 @@ enum CacheDocument {
                         let id = try reader.name()
                         let homeAccountId = try reader.decode(id, repairing: true)
                         let start = id.range.lowerBound - 1
-                        if var record = try entry(CacheAccountMetadata.self, &reader, &interner) {
+                        if var record = try entry(CacheAccountMetadata.self, &reader) {
                             record.homeAccountId = homeAccountId
                             records[homeAccountId] = record
                         } else {
@@ -170,37 +170,6 @@ enum CacheDocument {
         return (clientId, client)
     }
 
-    /// The last text read for each member name, so that the environment, client id, realm and
-    /// scopes of ten thousand entries are one string each.
-    struct Interner {
-        /// By section and member.
-        private var last = [String](repeating: "", count: CacheSection.allCases.count * 16)
-
-        /// The text of `token`, the value of member `field` of an entry of `section`.
-        mutating func string(_ token: JSONReader.Token, _ reader: JSONReader, _ section: CacheSection, field: Int)
-            -> String?
-        {
-            let slot = CacheSection.allCases.firstIndex(of: section)! * 16 + field
-            if !token.escaped,
-                last[slot].withUTF8Span({
-                    $0.count == token.range.count && reader.bytes.span.bytesEqual(at: token.range.lowerBound, $0)
-                })
-            {
-                return last[slot]
-            }
-            guard let text = try? reader.decode(token) else { return nil }
-            last[slot] = text
-            return text
-        }
-    }
-
-    /// An entry given as a JSON value as an entity of `type`, or `nil`.
-    static func entity<Entity: CacheEntity>(_ type: Entity.Type, from value: JSONValue) -> Entity? {
-        var reader = JSONReader(Array(value.serialized()))
-        var interner = Interner()
-        return try? entry(type, &reader, &interner)
-    }
-
     static func isBlank(_ bytes: some Collection<UInt8>) -> Bool { bytes.allSatisfy(CacheFileOwnership.isWhiteSpace) }
 }
 
@@ -208,7 +177,7 @@ extension CacheField {
     /// Reads the value at the cursor into `entity`; `false` (the value read past) when it has
     /// another type than this field's, or a string that is not valid UTF-8.
     func read(
-        into entity: inout Entity, _ reader: inout JSONReader, _ interner: inout CacheDocument.Interner, slot: Int
+        into entity: inout Entity, _ reader: inout JSONReader
     ) throws(JSONValue.ParseError) -> Bool where Entity: CacheEntity {
         let first = try reader.peek()
         guard first == UInt8(ascii: "\"") else {
@@ -237,10 +206,10 @@ extension CacheField {
             }
         case .json: return false
         case .required(let path), .defaulted(let path):
-            guard let text = interner.string(token, reader, Entity.section, field: slot) else { return false }
+            guard let text = try? reader.decode(token) else { return false }
             entity[keyPath: path] = text
         case .optional(let path), .stringOrNumber(let path):
-            guard let text = interner.string(token, reader, Entity.section, field: slot) else { return false }
+            guard let text = try? reader.decode(token) else { return false }
             entity[keyPath: path] = text
         case .timestamp(let path):
             guard let seconds = Self.seconds(reader.bytes[token.range]) else { return false }

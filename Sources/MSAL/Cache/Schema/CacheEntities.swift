@@ -8,6 +8,8 @@ enum CacheSection: String, CaseIterable, Sendable {
     case account = "Account"
     case appMetadata = "AppMetadata"
     case accountMetadata = "AccountMetadata"
+    /// This library's own section: access tokens asked for with a resource (``CacheResourceToken``).
+    case resourceAccessToken = "MSALResourceAccessToken"
 }
 
 /// An access token (`credential_type` `AccessToken`).
@@ -85,6 +87,27 @@ struct CacheRefreshToken: CacheEntity, Equatable {
 
     /// `last_modification_time` in seconds, for choosing the newest of several tokens.
     var modificationSeconds: Double { lastModificationTime.flatMap(Double.init) ?? 0 }
+}
+
+/// An access token asked for with an RFC 8707 resource indicator. It is for one resource,
+/// whatever its scopes say, so it is never kept in `AccessToken` (where every MSAL looks by scopes
+/// alone) but in this library's own section `MSALResourceAccessToken`, which other libraries keep
+/// as it is: an `AccessToken` entry plus `resource`, under the access token's key and
+/// `-<resource>`.
+struct CacheResourceToken: CacheEntity, Equatable {
+    var token = CacheAccessToken()
+    var resource = ""
+
+    static let section = CacheSection.resourceAccessToken
+    static let fields =
+        CacheAccessToken.fields.map { $0.nested(in: \Self.token) } + [.init("resource", .required(\.resource))]
+
+    var key: String { token.key + "-" + resource }
+
+    var unknown: UnknownFields {
+        get { token.unknown }
+        set { token.unknown = newValue }
+    }
 }
 
 /// An id token (`credential_type` `IdToken`): one per account, environment, realm and client.
@@ -248,6 +271,23 @@ struct CacheField<Entity>: Sendable {
     }
 }
 
+extension CacheField {
+    /// This field of the entity at `root` of an `Outer` entity.
+    func nested<Outer>(in root: WritableKeyPath<Outer, Entity>) -> CacheField<Outer> {
+        let nested: CacheField<Outer>.Value =
+            switch value {
+            case .credentialType(let type): .credentialType(type)
+            case .required(let path): .required(root.appending(path: path))
+            case .defaulted(let path): .defaulted(root.appending(path: path))
+            case .optional(let path): .optional(root.appending(path: path))
+            case .timestamp(let path): .timestamp(root.appending(path: path))
+            case .stringOrNumber(let path): .stringOrNumber(root.appending(path: path))
+            case .json(let path): .json(root.appending(path: path))
+            }
+        return CacheField<Outer>(String(decoding: utf8, as: UTF8.self), nested)
+    }
+}
+
 // Key paths into Sendable value types are immutable values.
 extension CacheField.Value: @unchecked Sendable {}
 
@@ -267,11 +307,6 @@ struct UnknownFields: Sendable, Hashable {
     static let none = UnknownFields(raw: "")
 
     var isEmpty: Bool { raw.isEmpty }
-
-    /// The members as a dictionary, for tests and diagnostics.
-    var members: [String: JSONValue] {
-        (try? JSONValue(parsing: "{\(raw)}"))?.objectValue ?? [:]
-    }
 
     /// Adds a member from its name and value as written (the name with its quotes).
     mutating func append(rawName: String, rawValue: String) {

@@ -65,23 +65,30 @@ enum SweepDecision: Equatable, Sendable {
     }
 }
 
-/// What a process sees of an existing `<cache>.lockfile` of MSAL Python's extension
-/// (msal-extensions: exclusive creation, then `flock`, then "<pid> <argv0>" written; on release
-/// unlock, then delete).
-struct ExtensionsLockObservation: Equatable, Sendable {
-    /// Whether its `flock` was free (a holder keeps it for its whole read-modify-write).
-    var lockIsFree: Bool
-    /// Now minus its modification time.
-    var ageNanoseconds: Int64
-    var writer: Writer
+/// Whether an existing `<cache>.lockfile` of MSAL Python's extension (msal-extensions: exclusive
+/// creation, then `flock`, then "<pid> <argv0>" written; on release unlock, then delete), found
+/// with its `flock` free, is stale and taken over (holding its `flock` meanwhile), or waited for.
+enum ExtensionsLockStep: Equatable, Sendable {
+    case wait
+    case takeOver
 
+    /// Who wrote it, by the PID written in it (``pid(in:)``).
     enum Writer: Equatable, Sendable {
         /// Nothing written yet: its creator is between the creation and its `flock`.
         case notWritten
-        /// The PID written in it exists here (perhaps between its unlock and its delete).
+        /// The PID exists here (perhaps between its unlock and its delete).
         case alive
-        /// The PID written in it does not exist here: killed while holding it.
+        /// The PID does not exist here: killed while holding it.
         case gone
+    }
+
+    /// msal-extensions waits this long for its exclusive creation before it goes ahead anyway.
+    static let staleAfterNanoseconds: Int64 = 5 * 1_000_000_000
+
+    /// Stale when its writer is gone, or it stayed unlocked as long as msal-extensions itself
+    /// waits; `ageNanoseconds`: now minus its modification time.
+    static func decide(writer: Writer, ageNanoseconds: Int64) -> ExtensionsLockStep {
+        writer == .gone || ageNanoseconds >= staleAfterNanoseconds ? .takeOver : .wait
     }
 
     /// The PID at the start of a lockfile's contents ("<pid> <argv0>").
@@ -89,23 +96,5 @@ struct ExtensionsLockObservation: Equatable, Sendable {
         let digits = contents.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         guard !digits.isEmpty, digits.count < 10 else { return nil }
         return Int32(String(decoding: digits, as: UTF8.self))
-    }
-}
-
-/// The next step of taking the extension's lock when its lockfile already exists.
-enum ExtensionsLockStep: Equatable, Sendable {
-    /// Someone holds it, or is about to: poll again.
-    case wait
-    /// Stale (its holder was killed, or it stayed unlocked as long as msal-extensions itself
-    /// waits before going ahead): take it over, holding its `flock` meanwhile.
-    case takeOver
-
-    /// msal-extensions waits this long for its exclusive creation before it goes ahead anyway.
-    static let staleAfterNanoseconds: Int64 = 5 * 1_000_000_000
-
-    static func decide(_ seen: ExtensionsLockObservation) -> ExtensionsLockStep {
-        guard seen.lockIsFree else { return .wait }
-        if seen.writer == .gone { return .takeOver }
-        return seen.ageNanoseconds >= staleAfterNanoseconds ? .takeOver : .wait
     }
 }

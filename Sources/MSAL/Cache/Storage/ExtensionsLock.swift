@@ -48,15 +48,15 @@ final class ExtensionsLock {
         // Unlocked: about to be locked by its creator, being released, or stale.
         let status = try existing.status()
         let written = try existing.contents(limit: 64)
-        let writer: ExtensionsLockObservation.Writer =
-            switch ExtensionsLockObservation.pid(in: written) {
+        let writer: ExtensionsLockStep.Writer =
+            switch ExtensionsLockStep.pid(in: written) {
             case nil: .notWritten
             case let pid?: FileSystem.isProcessAlive(pid) ? .alive : .gone
             }
-        let seen = ExtensionsLockObservation(
-            lockIsFree: true, ageNanoseconds: FileSystem.wallClockNanoseconds() - status.modifiedNanoseconds,
-            writer: writer)
-        guard ExtensionsLockStep.decide(seen) == .takeOver, try existing.isStillAtPath() else {
+        let age = FileSystem.wallClockNanoseconds() - status.modifiedNanoseconds
+        guard ExtensionsLockStep.decide(writer: writer, ageNanoseconds: age) == .takeOver,
+            try existing.isStillAtPath()
+        else {
             existing.unlock()
             return nil
         }

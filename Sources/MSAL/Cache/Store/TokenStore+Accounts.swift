@@ -82,20 +82,11 @@ extension TokenStore {
     func accountAndIdToken(homeAccountId: String, clientId: String, environments: [String], realm: String) -> (
         account: CachedAccountSummary?, idToken: String?
     ) {
-        var records: [(key: String, account: CacheAccount)] = []
-        var idTokens: [CacheIdToken] = []
-        for entry in index[homeAccountId] ?? [] {
-            if entry.section == .account, let record = accounts[entry.key] { records.append((entry.key, record)) }
-            if entry.section == .idToken, let token = self.idTokens[entry.key] { idTokens.append(token) }
-        }
-        var idToken: (rank: Int, secret: String)?
-        for token in idTokens where token.realm == realm && token.clientId == clientId {
-            guard let rank = environments.firstIndex(of: token.environment), rank < idToken?.rank ?? .max
-            else { continue }
-            idToken = (rank, token.secret)
-        }
-        if records.count > 1 { records.sort { $0.key < $1.key } }
-        return (Self.summary(records.map(\.account), idTokens: idTokens, clientId), idToken?.secret)
+        let idTokens = entities(CacheIdToken.self, of: homeAccountId).map(\.entity)
+        return (
+            Self.summary(accountRecords(homeAccountId: homeAccountId), idTokens: idTokens, clientId),
+            idToken(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)?.secret
+        )
     }
 
     /// An account's records (tenant profiles) merged, the first of each realm, each with its id

@@ -17,6 +17,20 @@ extension TokenStore {
         }
     }
 
+    /// The token for `resource` of the account (``CacheResourceToken``), chosen as
+    /// ``accessToken(homeAccountId:environments:realm:clientId:scopes:tokenType:)`` chooses.
+    func resourceAccessToken(
+        homeAccountId: String, environments: [String], realm: String, clientId: String, scopes: [String],
+        resource: String
+    ) -> CacheAccessToken? {
+        best(CacheResourceToken.self, of: homeAccountId, environments) {
+            $0.resource == resource && $0.token.clientId == clientId && $0.token.realm == realm
+                && CacheScopes.target($0.token.target, contains: scopes)
+        } by: {
+            ($0.token.expiresOn ?? 0) < ($1.token.expiresOn ?? 0)
+        }?.token
+    }
+
     /// Of the account's entities of `type` that `matches` selects, those of the first
     /// environment of `environments` that has any; of these the greatest by `isLess` (the first
     /// of equals).
@@ -65,11 +79,6 @@ extension TokenStore {
         -> CacheIdToken?
     {
         best(CacheIdToken.self, of: homeAccountId, environments) { $0.realm == realm && $0.clientId == clientId }
-    }
-
-    /// The secret of ``idToken(homeAccountId:environments:realm:clientId:)``.
-    func idTokenSecret(homeAccountId: String, environments: [String], realm: String, clientId: String) -> String? {
-        idToken(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)?.secret
     }
 
     package func account(homeAccountId: String, environments: [String], realm: String) -> CacheAccount? {

@@ -7,7 +7,7 @@ extension TokenStore {
         removeAll(CacheAccessToken.self, of: homeAccountId) { $0.clientId == clientId }
         removeAll(CacheIdToken.self, of: homeAccountId) { $0.clientId == clientId }
         removeAll(CacheRefreshToken.self, of: homeAccountId) { $0.clientId == clientId && !$0.isFamilyToken }
-        removeResourceAccessTokens { $0.homeAccountId == homeAccountId && $0.clientId == clientId }
+        removeAll(CacheResourceToken.self, of: homeAccountId) { $0.token.clientId == clientId }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
     }
 
@@ -15,16 +15,7 @@ extension TokenStore {
     /// Account records; the account is `signed_out` for `clientId`.
     mutating func wipeAccount(homeAccountId: String, clientId: String) {
         removeEntities(of: homeAccountId)
-        removeResourceAccessTokens { $0.homeAccountId == homeAccountId }
         setSignInState(.signedOut, clientId: clientId, homeAccountId: homeAccountId)
-    }
-
-    /// Sign-out with `wipeCacheForAllAccounts`: every token, account, app metadata and account
-    /// metadata, and the tokens kept for resource indicators. Sections this library does not know
-    /// are kept (they are not its data).
-    mutating func wipeAllAccounts() {
-        removeAllEntities()
-        removeResourceAccessTokens { _ in true }
     }
 
     /// Removes the account's tokens and records.
@@ -33,6 +24,7 @@ extension TokenStore {
         removeAll(CacheIdToken.self, of: homeAccountId)
         removeAll(CacheRefreshToken.self, of: homeAccountId)
         removeAll(CacheAccount.self, of: homeAccountId)
+        removeAll(CacheResourceToken.self, of: homeAccountId)
     }
 
     /// Removes the account's entities of `type` that `predicate` selects.
@@ -56,7 +48,6 @@ extension TokenStore {
         for homeAccountId in lapsed { removeEntities(of: homeAccountId) }
         let removed = Set(lapsed)
         removeAccountMetadata(of: removed)
-        removeResourceAccessTokens { removed.contains($0.homeAccountId) }
         return lapsed
     }
 

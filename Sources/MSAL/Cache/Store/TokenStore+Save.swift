@@ -8,24 +8,33 @@ extension TokenStore {
     package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
-        if let secret = record.accessToken, record.resource != nil {
-            saveResourceAccessToken(record, secret: secret)
-        } else if let secret = record.accessToken {
+        if let secret = record.accessToken {
             let newScopes = target.split(separator: " ").map { $0.lowercased() }
             let type = CacheScopes.normalizedTokenType(record.tokenType)
-            for (key, token) in entities(CacheAccessToken.self, of: hid)
-            where token.environment == record.environment && token.realm == record.realm
-                && token.clientId == record.clientId && CacheScopes.normalizedTokenType(token.tokenType) == type
-                && CacheScopes.intersects(token.target, lowercased: newScopes)
-            {
-                remove(CacheAccessToken.self, key: key)
-            }
             let token = CacheAccessToken(
                 homeAccountId: hid, environment: record.environment, clientId: record.clientId, realm: record.realm,
                 target: target, secret: secret, tokenType: record.tokenType, cachedAt: record.cachedAt,
                 expiresOn: record.expiresOn, extendedExpiresOn: record.extendedExpiresOn ?? record.expiresOn,
                 refreshOn: record.refreshOn)
-            put(token, key: token.key)
+            let replaced = { (other: CacheAccessToken) in
+                other.environment == record.environment && other.realm == record.realm
+                    && other.clientId == record.clientId && CacheScopes.normalizedTokenType(other.tokenType) == type
+                    && CacheScopes.intersects(other.target, lowercased: newScopes)
+            }
+            if let resource = record.resource {
+                // The tokens it replaces for that resource go, and every expired one of the section.
+                for (key, other) in resourceTokens
+                where (other.resource == resource && other.homeAccountId == hid && replaced(other.token))
+                    || (other.token.expiresOn ?? 0) <= record.cachedAt
+                {
+                    remove(CacheResourceToken.self, key: key)
+                }
+                let entry = CacheResourceToken(token: token, resource: resource)
+                put(entry, key: entry.key)
+            } else {
+                removeAll(CacheAccessToken.self, of: hid, where: replaced)
+                put(token, key: token.key)
+            }
         }
         if let idToken = record.idToken {
             upsert(

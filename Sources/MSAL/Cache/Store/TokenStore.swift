@@ -3,14 +3,15 @@
 /// account id to the account's keys (app metadata under the empty id), so a silent lookup costs
 /// the same at one account or a hundred thousand. What this library does not model stays as it
 /// was written: unknown members (``UnknownFields``), entries it cannot read (``keptEntries``),
-/// sections it does not know (``unknownSections``, with its own `MSALDiscovery` and
-/// `MSALResourceAccessToken`, edited as JSON values). A value without locking (``TokenCache``).
+/// sections it does not know (``unknownSections``, with its own `MSALDiscovery`, edited as JSON
+/// values). A value without locking (``TokenCache``).
 package struct TokenStore: Sendable {
     package fileprivate(set) var accessTokens: [String: CacheAccessToken] = [:]
     fileprivate(set) var refreshTokens: [String: CacheRefreshToken] = [:]
     fileprivate(set) var idTokens: [String: CacheIdToken] = [:]
     fileprivate(set) var accounts: [String: CacheAccount] = [:]
     fileprivate(set) var appMetadata: [String: CacheAppMetadata] = [:]
+    fileprivate(set) var resourceTokens: [String: CacheResourceToken] = [:]
     /// The `AccountMetadata` section by client id.
     private(set) var accountMetadata: [String: ClientMetadata] = [:]
     /// Home account id → the sections and keys of the account's entries.
@@ -32,16 +33,6 @@ package struct TokenStore: Sendable {
     }
 
     package init() {}
-
-    /// How many entities of each kind it holds, for tests and logs.
-    var counts: (accessTokens: Int, refreshTokens: Int, idTokens: Int, accounts: Int, appMetadata: Int) {
-        (accessTokens.count, refreshTokens.count, idTokens.count, accounts.count, appMetadata.count)
-    }
-
-    var isEmpty: Bool {
-        accessTokens.isEmpty && refreshTokens.isEmpty && idTokens.isEmpty && accounts.isEmpty && appMetadata.isEmpty
-            && accountMetadata.isEmpty
-    }
 
     // MARK: - Entries by key
 
@@ -90,6 +81,7 @@ package struct TokenStore: Sendable {
             case .idToken: removing(CacheIdToken.self, key)
             case .account: removing(CacheAccount.self, key)
             case .appMetadata: removing(CacheAppMetadata.self, key)
+            case .resourceAccessToken: removing(CacheResourceToken.self, key)
             case .accountMetadata: accountMetadata.removeValue(forKey: key) != nil
             }
         return replaced || removed
@@ -164,8 +156,10 @@ package struct TokenStore: Sendable {
         if let rawValue { unknownSections.append((name, rawValue)) }
     }
 
-    /// Removes every entry this library models; entries and sections it does not model stay.
-    mutating func removeAllEntities() {
+    /// Sign-out with `wipeCacheForAllAccounts`: every entry this library models (tokens, also
+    /// those for resources, accounts, app and account metadata) goes; entries and sections it does
+    /// not model stay (they are not its data).
+    mutating func wipeAllAccounts() {
         var empty = TokenStore()
         empty.keptEntries = keptEntries
         empty.unusableSections = unusableSections
@@ -202,6 +196,17 @@ extension CacheRefreshToken: StoredEntity {
     static var table: WritableKeyPath<TokenStore, [String: Self]> { \.refreshTokens }
     func isSameSlot(as other: Self) -> Bool { environment == other.environment && clientId == other.clientId }
     func isNewer(than other: Self) -> Bool { modificationSeconds > other.modificationSeconds }
+}
+
+extension CacheResourceToken: StoredEntity {
+    static var table: WritableKeyPath<TokenStore, [String: Self]> { \.resourceTokens }
+    var homeAccountId: String {
+        get { token.homeAccountId }
+        set { token.homeAccountId = newValue }
+    }
+    var environment: String { token.environment }
+    func isSameSlot(as other: Self) -> Bool { resource == other.resource && token.isSameSlot(as: other.token) }
+    func isNewer(than other: Self) -> Bool { token.isNewer(than: other.token) }
 }
 
 extension CacheIdToken: StoredEntity {
