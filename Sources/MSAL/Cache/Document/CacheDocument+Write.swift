@@ -83,7 +83,6 @@ extension CacheDocument {
                 value = entity[keyPath: path].map { text in JSONValue.string(text) }
             case .timestamp(let path):
                 value = entity[keyPath: path].map { seconds in JSONValue.string(String(seconds)) }
-            case .json(let path): value = entity[keyPath: path]
             }
             guard let value else { continue }
             if !first { output.append(UInt8(ascii: ",")) }

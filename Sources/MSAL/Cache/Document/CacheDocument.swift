@@ -184,11 +184,6 @@ extension CacheField {
             let range = try reader.skipValue()
             let isNumber = first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39)
             switch value {
-            case .json(let path) where first == UInt8(ascii: "{"):
-                guard let json = try? JSONValue(parsing: reader.bytes[range]) else { return false }
-                entity[keyPath: path] = json
-                // Else the entity cannot hold it as it is (an empty object is as good as none).
-                return entity[keyPath: path] ?? .object([:]) == json
             case .stringOrNumber(let path) where isNumber: entity[keyPath: path] = try reader.text(range)
             case .timestamp(let path) where isNumber:
                 guard let seconds = Self.seconds(reader.bytes[range]) else { return false }
@@ -204,7 +199,6 @@ extension CacheField {
             guard reader.equals(token, type) || (token.escaped && (try? reader.decode(token)) == type) else {
                 return false
             }
-        case .json: return false
         case .required(let path), .defaulted(let path):
             guard let text = try? reader.decode(token) else { return false }
             entity[keyPath: path] = text

@@ -193,20 +193,19 @@ package enum SignInState: String, Sendable {
 
 /// What the cache remembers about an account for one client, in this library's own section
 /// `AccountMetadata`: `{"<client_id>": {"client_id", "account_metadata_map": {"<home_account_id>":
-/// {..., "sign_in_state", "athority_map": {"URLMap-": {request: result}}}}}}` (MSAL for iOS's spelling).
+/// {"client_id", "home_account_id", "sign_in_state", ...}}}}`. Other members (MSAL for iOS's
+/// `athority_map`, which this library does not use) are kept as written.
 struct CacheAccountMetadata: CacheEntity, Equatable {
     var clientId = ""
     var homeAccountId = ""
     /// `sign_in_state` as written (a value of another MSAL's stays as it is).
     var signInStateText = SignInState.unknown.rawValue
-    /// By map name (`URLMap-` or `URLMap-instance_aware=YES`), then request authority URL.
-    var authorityMap: [String: [String: String]] = [:]
     var unknown = UnknownFields.none
 
     static let section = CacheSection.accountMetadata
     static let fields: [CacheField<Self>] = [
         .init("client_id", .defaulted(\.clientId)), .init("home_account_id", .defaulted(\.homeAccountId)),
-        .init("sign_in_state", .defaulted(\.signInStateText)), .init("athority_map", .json(\.authorityMapJSON)),
+        .init("sign_in_state", .defaulted(\.signInStateText)),
     ]
 
     var key: String { homeAccountId }
@@ -214,19 +213,6 @@ struct CacheAccountMetadata: CacheEntity, Equatable {
     var signInState: SignInState {
         get { SignInState(rawValue: signInStateText) ?? .unknown }
         set { signInStateText = newValue.rawValue }
-    }
-
-    private var authorityMapJSON: JSONValue? {
-        get {
-            authorityMap.isEmpty
-                ? nil
-                : .object(
-                    authorityMap.mapValues { (map: [String: String]) in .object(map.mapValues(JSONValue.string)) })
-        }
-        set {
-            authorityMap =
-                newValue?.objectValue?.mapValues { $0.objectValue?.compactMapValues(\.stringValue) ?? [:] } ?? [:]
-        }
     }
 }
 
@@ -261,8 +247,6 @@ struct CacheField<Entity>: Sendable {
         case timestamp(WritableKeyPath<Entity, Int64?>)
         /// A string, or a number kept as its text (`last_modification_time`, a number for some MSALs).
         case stringOrNumber(WritableKeyPath<Entity, String?>)
-        /// A JSON object, written with its keys sorted.
-        case json(WritableKeyPath<Entity, JSONValue?>)
     }
 
     init(_ name: String, _ value: Value) {
@@ -282,7 +266,6 @@ extension CacheField {
             case .optional(let path): .optional(root.appending(path: path))
             case .timestamp(let path): .timestamp(root.appending(path: path))
             case .stringOrNumber(let path): .stringOrNumber(root.appending(path: path))
-            case .json(let path): .json(root.appending(path: path))
             }
         return CacheField<Outer>(String(decoding: utf8, as: UTF8.self), nested)
     }

@@ -44,9 +44,6 @@ package struct TokenResponseRecord: Sendable {
     /// The RFC 8707 resource indicator of the request: the access token is kept for it only.
     var resource: String?
 
-    /// An authority map entry to remember for the account (request authority → answering
-    /// authority), under `URLMap-` (or `URLMap-instance_aware=YES`).
-    var authorityMapEntry: (map: String, request: String, result: String)?
     /// Mark the account `signed_in` for this client (every interactive and silent success does).
     package var marksSignedIn = true
     /// Create or update the Account record (false for flows that must not establish an account).

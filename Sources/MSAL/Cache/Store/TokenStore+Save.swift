@@ -4,7 +4,7 @@ extension TokenStore {
     /// Stores everything a token response carries: the access token (in place of the account's
     /// tokens for its environment, realm, client and type whose scopes intersect its own), the id
     /// token, the account record, the refresh token, app metadata (`family_id` from `foci`, `""`
-    /// when absent) and account metadata (`signed_in`, the authority map).
+    /// when absent) and account metadata (`signed_in`).
     package mutating func save(_ record: TokenResponseRecord) {
         let hid = record.homeAccountId
         let target = CacheScopes.target(record.scopes)
@@ -60,15 +60,8 @@ extension TokenStore {
         }
         upsert(
             CacheAppMetadata(clientId: record.clientId, environment: record.environment, familyId: record.foci ?? ""))
-        if record.marksSignedIn || record.authorityMapEntry != nil {
-            var metadata =
-                accountMetadata(clientId: record.clientId, homeAccountId: hid)
-                ?? CacheAccountMetadata(clientId: record.clientId, homeAccountId: hid)
-            if record.marksSignedIn { metadata.signInState = .signedIn }
-            if let entry = record.authorityMapEntry {
-                metadata.authorityMap[entry.map, default: [:]][entry.request] = entry.result
-            }
-            upsert(metadata)
+        if record.marksSignedIn {
+            setSignInState(.signedIn, clientId: record.clientId, homeAccountId: hid)
         }
     }
 
