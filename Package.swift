@@ -76,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "MSALSecretService",
-            dependencies: ["MSAL", "MSALSecretServiceNative"],
+            dependencies: ["MSAL", "MSALNative", "MSALSecretServiceNative"],
             swiftSettings: strictSettings
         ),
         // C: D-Bus through sd-bus of libsystemd, for MSALBroker and the emulated broker of

@@ -1,5 +1,6 @@
 public import Foundation
 public import MSAL
+import MSALNative
 import MSALSecretServiceNative
 
 /// The whole token cache as one item of the Secret Service (the desktop keyring), shared with
@@ -51,7 +52,10 @@ public final class MSALSecretServiceCacheStorage: MSALCacheStorage, SignalledCac
     /// The schema name msal-extensions' `LibsecretPersistence(signal_location)` uses when given
     /// none: the SHA-256 of `signalPath`, as lowercase hexadecimal.
     public static func extensionsSchemaName(signalPath: String) -> String {
-        CacheSignalFile.extensionsSchemaName(signalPath: signalPath)
+        SHA256.hash(signalPath).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+        }.joined()
     }
 
     /// The storage of the cache item signalled by `signalFileURL`; by default named as
@@ -106,7 +110,7 @@ public final class MSALSecretServiceCacheStorage: MSALCacheStorage, SignalledCac
         } catch {
             throw SecretServiceKeyStoreError(error, store: storageDescription)
         }
-        try CacheSignalFile.touch(signalFileURL.path)
+        try touchSignalFile()
     }
 
     /// Writes, reads back and deletes an item of another schema (``schemaName`` with `.Probe`
@@ -129,7 +133,22 @@ public final class MSALSecretServiceCacheStorage: MSALCacheStorage, SignalledCac
         } catch {
             throw SecretServiceKeyStoreError(error, store: storageDescription)
         }
-        if removed { try CacheSignalFile.touch(signalFileURL.path) }
+        if removed { try touchSignalFile() }
         return removed
+    }
+
+    /// Marks a change: sets the signal file's modification time to now, making it (empty, mode
+    /// 0600, in a folder made with mode 0700) when there is none.
+    private func touchSignalFile() throws {
+        let path = signalFileURL.path
+        let manager = FileManager.default
+        if manager.fileExists(atPath: path) {
+            try manager.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
+            return
+        }
+        try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
+        guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
     }
 }

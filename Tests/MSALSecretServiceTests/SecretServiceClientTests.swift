@@ -6,6 +6,13 @@ import XCTest
 /// What needs no Secret Service: how items are named, how words from a daemon are made safe to
 /// print, and the store's description.
 final class SecretServiceClientTests: XCTestCase {
+    func testTheSchemaNameIsMSALExtensionsDefault() {
+        // hashlib.sha256("/home/me/.cache/token_cache.bin".encode("utf-8")).hexdigest()
+        XCTAssertEqual(
+            MSALSecretServiceCacheStorage.extensionsSchemaName(signalPath: "/home/me/.cache/token_cache.bin"),
+            "d6fef24cfd92a9503c5a0c9029a82ab22795376730b2ee1ddaa0889328795963")
+    }
+
     func testAnItemIsDescribedWithItsAttributesSorted() {
         let item = SecretServiceClient.Item(schema: "org.example.S", attributes: ["b": "2", "a": "1"])
         XCTAssertEqual(item.description, "org.example.S {a=1, b=2}")

@@ -1,6 +1,3 @@
-import Foundation
-import MSALNative
-
 /// Storage of the whole cache document outside any file (a keyring item), whose changes are
 /// announced by touching a signal file, as msal-extensions' persistences do. The cache
 /// coordinates around the signal file as around a cache file, so this library's processes and
@@ -11,29 +8,4 @@ import MSALNative
 package protocol SignalledCacheStorage: MSALCacheStorage {
     /// The absolute path of the signal file; its folder is made (mode 0700) when missing.
     var signalFilePath: String { get }
-}
-
-package enum CacheSignalFile {
-    /// The schema name msal-extensions gives a `LibsecretPersistence` made without one: the
-    /// lowercase hexadecimal SHA-256 of the signal file's path as the app wrote it.
-    package static func extensionsSchemaName(signalPath: String) -> String {
-        SHA256.hash(signalPath).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
-    }
-
-    /// Marks a change: sets the signal file's modification time to now, making it (empty, mode
-    /// 0600, in a folder made with mode 0700) when there is none.
-    package static func touch(_ path: String) throws {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: path) {
-            try manager.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
-            return
-        }
-        try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
-        guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-    }
 }
