@@ -21,8 +21,8 @@ enum CacheBench {
     final class Saver {
         private let cache: TokenCache
 
-        init(path: String, durable: Bool) throws {
-            cache = TokenCache(filePath: path, durable: durable)
+        init(path: String) throws {
+            cache = TokenCache(filePath: path)
             _ = try cache.readBlocking { $0.accessTokens.count }
         }
 

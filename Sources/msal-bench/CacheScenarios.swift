@@ -43,7 +43,7 @@ enum CacheScenarios {
     /// rename of a file whose blocks are not allocated yet starts its write-back, and waits when
     /// the previous ones are still queued), not a save, which an app makes after a sign-in or a
     /// refresh.
-    static func save(runs: Int, accounts: Int, durable: Bool, fixture: String? = nil) throws -> Measurement {
+    static func save(runs: Int, accounts: Int, fixture: String? = nil) throws -> Measurement {
         let folder = folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/msal_cache.json"
@@ -52,9 +52,8 @@ enum CacheScenarios {
         } else {
             try PythonShapedCacheFile.write(path: path, accounts: accounts)
         }
-        let saver = try CacheBench.Saver(path: path, durable: durable)
-        var measurement = Measurement(
-            scenario: "cache_save", params: ["accounts": accounts, "fsync": durable])
+        let saver = try CacheBench.Saver(path: path)
+        var measurement = Measurement(scenario: "cache_save", params: ["accounts": accounts, "fsync": true])
         try saver.save(0)
         var cpu: [UInt64] = []
         for run in 0..<runs {

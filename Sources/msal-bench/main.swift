@@ -169,12 +169,9 @@ if only == "cache_load" {
     )
 }
 if only == "cache_save" {
-    for durable in [false, true] {
-        print(
-            try CacheScenarios.save(
-                runs: min(runs, 20), accounts: accountsOverride ?? 10_000, durable: durable, fixture: filePath
-            ).jsonLine())
-    }
+    print(
+        try CacheScenarios.save(runs: min(runs, 20), accounts: accountsOverride ?? 10_000, fixture: filePath)
+            .jsonLine())
 }
 if only == "cache_lookup" {
     for accounts in accountsOverride.map({ [$0] }) ?? [1, 1_000, 10_000, 100_000] {

@@ -45,8 +45,7 @@ final class PythonKeptEntryInteropTests: XCTestCase {
              "App\u004detadata": {"appmetadata-login.microsoftonline.com-fam": {"client_id": "fam", "environment": "login.microsoftonline.com", "family_id": "1"}}}
             """#
         try Data(document.utf8).write(to: URL(fileURLWithPath: path))
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 5)
-        settings.durable = false
+        let settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 5)
         let cache = TokenCache(settings: settings)
         var record = TokenResponseRecord(
             clientId: "ours", environment: "login.microsoftonline.com", realm: "utid", homeAccountId: "me.utid",

@@ -19,8 +19,7 @@ final class CacheDuplicateKeyTests: XCTestCase {
     }
 
     private func cache() -> TokenCache {
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
-        settings.durable = false
+        let settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
         return TokenCache(settings: settings)
     }
 

@@ -285,8 +285,7 @@ final class CacheKeptEntryTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("cache.json").path
         try Data([0xEF, 0xBB, 0xBF] + Array(CacheFixtures.pythonDocument.utf8)).write(to: URL(fileURLWithPath: path))
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
-        settings.durable = false
+        let settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 2)
         let cache = TokenCache(settings: settings)
         XCTAssertEqual(try cache.readBlocking { $0.accessTokens.values.count }, 1)
         try cache.modifyBlocking { $0.setSignInState(.signedIn, clientId: "c", homeAccountId: "h") }

@@ -25,8 +25,7 @@ final class CacheProcessTests: XCTestCase {
         let count = Int(environment["MSAL_CACHE_WORKER_COUNT"] ?? "") ?? 200
         // A long bound: on a loaded 2-core machine a worker can wait a long time for its turn;
         // this test is about losing nothing, not about how long each wait is.
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600)
-        settings.durable = role != "save"
+        let settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600)
         let cache = TokenCache(settings: settings)
         switch role {
         case "save":

@@ -27,8 +27,7 @@ final class CacheStorageProcessTests: XCTestCase {
         }
         let id = environment["MSAL_STORAGE_WORKER_ID"] ?? "0"
         let count = Int(environment["MSAL_STORAGE_WORKER_COUNT"] ?? "") ?? 40
-        var settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600)
-        settings.durable = false
+        let settings = CacheSettings(location: .file(path: path, isDefault: false), lockTimeout: 600)
         switch role {
         case "save":
             let cache = TokenCache(settings: settings)

@@ -9,7 +9,6 @@ struct CacheFile: Sendable {
     /// Whether the folder is the library's own (kept at mode 0700).
     let ownsFolder: Bool
     let encryptionKey: [UInt8]?
-    let durable: Bool
 
     /// What a read found.
     enum Loaded {
@@ -217,7 +216,7 @@ struct CacheFile: Sendable {
         do {
             try CacheStorageError.attempt("write a temporary file") { () throws(FileError) in
                 try file.write(bytes, at: 0)
-                if durable { try file.sync() }
+                try file.sync()
             }
             try beforeReplacing()
             try CacheStorageError.attempt("replace the cache file") { () throws(FileError) in
@@ -229,7 +228,7 @@ struct CacheFile: Sendable {
         }
         file.unlock()
         removeLeftoverTemporaries(of: target)
-        if durable { try? FileSystem.syncFolder(folder) }
+        try? FileSystem.syncFolder(folder)
         // The fingerprint of the version written (even if another program replaced it since).
         return (try? file.status()).map { FileFingerprint($0, file: file) } ?? FileFingerprint.of(path: path)
     }

@@ -11,6 +11,4 @@ struct CacheSettings: Sendable {
     var encryptionKey: [UInt8]?
     /// Seconds.
     var lockTimeout: Double = 10
-    /// fsync the file and its folder on every write (off only for benchmarks of the format).
-    var durable = true
 }

@@ -57,19 +57,16 @@ package final class TokenCache: Sendable {
         switch settings.location {
         case .memory: backend = .memory
         case .file(let path, let isDefault):
-            backend = .file(CacheFile(path: path, ownsFolder: isDefault, encryptionKey: key, durable: settings.durable))
+            backend = .file(CacheFile(path: path, ownsFolder: isDefault, encryptionKey: key))
         case .custom(let storage as any MSALSharedCacheStorage): backend = .versioned(storage, key: key)
         case .custom(let storage):
             backend = .custom(storage, key: key, signal: (storage as? any SignalledCacheStorage)?.signalFilePath)
         }
     }
 
-    /// A cache kept in the file at `path`; `durable: false` skips the fsyncs of each write (for
-    /// measuring the format).
-    package convenience init(filePath path: String, durable: Bool = true) {
-        var settings = CacheSettings(location: .file(path: path, isDefault: false))
-        settings.durable = durable
-        self.init(settings: settings)
+    /// A cache kept in the file at `path`.
+    package convenience init(filePath path: String) {
+        self.init(settings: CacheSettings(location: .file(path: path, isDefault: false)))
     }
 
     /// Makes the next read of a shared storage ask for the stored version, whatever its
