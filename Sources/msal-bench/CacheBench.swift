@@ -58,7 +58,6 @@ enum CacheBench {
                 record.cachedAt = 1_700_000_000
                 record.idToken = String(repeating: "i", count: 1000)
                 record.refreshToken = String(repeating: "r", count: 1000)
-                record.marksSignedIn = false
                 store.save(record)
             }
             homeAccountId = "uid\(accounts / 2).72f988bf-86f1-41af-91ab-2d7cd011db47"

@@ -50,7 +50,7 @@ package struct CacheAccessToken: CacheEntity, Equatable {
         homeAccountId == other.homeAccountId && environment == other.environment && realm == other.realm
             && clientId == other.clientId
             && CacheScopes.normalizedTokenType(tokenType) == CacheScopes.normalizedTokenType(other.tokenType)
-            && CacheScopes.sameSet(target, other.target)
+            && (target == other.target || CacheScopes.lowercasedSet(target) == CacheScopes.lowercasedSet(other.target))
     }
 }
 

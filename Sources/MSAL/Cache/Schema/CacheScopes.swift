@@ -19,10 +19,6 @@ enum CacheScopes {
         Set(target.split(separator: " ", omittingEmptySubsequences: true).map { $0.lowercased() })
     }
 
-    static func sameSet(_ a: String, _ b: String) -> Bool {
-        a == b || lowercasedSet(a) == lowercasedSet(b)
-    }
-
     /// Whether every scope in `requested` (already lowercased, non-empty) appears in `target`,
     /// comparing ASCII case-insensitively. Allocation-free.
     static func target(_ target: String, contains requested: [String]) -> Bool {

@@ -20,11 +20,6 @@ final class CacheFileLocks {
         private var own: FileLock?
         private let cachePath: String
 
-        /// For writes of `target` (the file ``CacheFile/writeTarget()`` names) of `file`.
-        init(_ file: CacheFile, target: String) {
-            self.init(ownLockPath: CacheFile.lockPath(for: target), cachePath: file.path)
-        }
-
         /// Ours at `ownLockPath`, the extension's beside `cachePath`.
         init(ownLockPath: String, cachePath: String) {
             ownAcquisition = FileLock.Acquisition(path: ownLockPath)

@@ -25,19 +25,14 @@ enum CacheKeyText {
         return Base64URL.decode(urlAlphabet)
     }
 
+    /// The bytes of `text` (printable ASCII) written as hexadecimal digits, two per byte.
     private static func hexBytes(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
-        guard digits.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else {
-            return nil
+        guard text.allSatisfy(\.isHexDigit) else { return nil }
+        let bytes = stride(from: 0, to: digits.count, by: 2).compactMap {
+            UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16)
         }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index..<(index + 2)], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
+        return bytes.count * 2 == digits.count ? bytes : nil
     }
 
     /// The bytes of the credential file at `path` (at most 4 KiB: a key file is small), read so

@@ -10,12 +10,12 @@ import MSALNative
 ///   the file by rename, so a reader always opens a whole version. Only what looks corrupt or
 ///   empty (an in-place writer such as msal-extensions may be half-way) is read again under the
 ///   locks.
-/// - ``modify(_:)`` is one read-modify-write holding the cross-process locks (``CacheFileLocks``):
+/// - ``modify(persisting:_:)`` is one read-modify-write holding the cross-process locks (``CacheFileLocks``):
 ///   it reads a changed file again, applies the change and replaces the file, so processes saving
 ///   at once never lose each other's tokens.
 /// - Waiting for those locks happens before the cache's in-process lock is taken, so reads are
-///   answered meanwhile: the async ``read(_:)`` and ``modify(_:)`` wait suspended;
-///   ``readBlocking(_:)`` and ``modifyBlocking(_:)`` (synchronous API only) block their thread.
+///   answered meanwhile: the async ``read(_:)`` and ``modify(persisting:_:)`` wait suspended;
+///   ``readBlocking(_:)`` and ``modifyBlocking(persisting:_:)`` (synchronous API only) block their thread.
 ///
 /// Errors thrown are MSAL `NSError`s (``CacheStorageError/error``).
 package final class TokenCache: Sendable {
@@ -47,7 +47,7 @@ package final class TokenCache: Sendable {
     /// The application's clock (a test clock in tests), for the lapse of accounts.
     private let now: @Sendable () -> Date
     private let state = Locked(State())
-    /// The async writers' turns: one at a time waits for the cross-process locks (``modify(_:)``).
+    /// The async writers' turns: one at a time waits for the cross-process locks (``modify(persisting:_:)``).
     private let writers = TurnQueue()
 
     init(settings: CacheSettings, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -78,12 +78,6 @@ package final class TokenCache: Sendable {
     /// The storage's refresh coordination, when the cache is in a shared storage that offers it.
     var refreshCoordinator: (any MSALCacheRefreshCoordinating)? {
         if case .versioned(let storage, _) = backend { return storage as? any MSALCacheRefreshCoordinating }
-        return nil
-    }
-
-    /// The cache file's path, when the cache is a file.
-    var filePath: String? {
-        if case .file(let file) = backend { return file.path }
         return nil
     }
 
@@ -151,11 +145,8 @@ package final class TokenCache: Sendable {
     /// again on a fresh read when the write has to start over (its lock file was removed). A wait
     /// for the file's cross-process locks (or between attempts on a shared storage) blocks this
     /// thread, without holding the cache: readers are answered meanwhile (for synchronous API).
-    package func modifyBlocking<Result>(_ body: (inout TokenStore) throws -> Result) throws -> Result {
-        try modifyBlocking(persisting: true, body)
-    }
-
-    private func modifyBlocking<Result>(persisting: Bool, _ body: (inout TokenStore) throws -> Result) throws
+    /// Without `persisting`, nothing is written (a read under the locks).
+    package func modifyBlocking<Result>(persisting: Bool = true, _ body: (inout TokenStore) throws -> Result) throws
         -> Result
     {
         var write = Write(timeout: lockTimeout)
@@ -167,16 +158,12 @@ package final class TokenCache: Sendable {
         }
     }
 
-    /// Runs `body` as one read-modify-write and persists the result (as ``modifyBlocking(_:)``);
+    /// Runs `body` as one read-modify-write and persists the result (as ``modifyBlocking(persisting:_:)``);
     /// waits suspend the task. The async writers of this cache take turns (``TurnQueue``), so one
     /// at a time waits for the cross-process locks, and its wait (the lock timeout) starts with
     /// its turn. A cancelled task still completes the write: it may save a refresh token the
     /// server has just rotated.
-    package func modify<Result>(_ body: (inout TokenStore) throws -> Result) async throws -> Result {
-        try await modify(persisting: true, body)
-    }
-
-    private func modify<Result>(persisting: Bool, _ body: (inout TokenStore) throws -> Result) async throws
+    package func modify<Result>(persisting: Bool = true, _ body: (inout TokenStore) throws -> Result) async throws
         -> Result
     {
         try await writers.withTurn {
@@ -253,7 +240,8 @@ package final class TokenCache: Sendable {
             try file.checkTarget(target)
             try file.checkOwnership(target)
             try file.prepareFolder(for: target)
-            (write.target, write.locks) = (target, CacheFileLocks.Acquisition(file, target: target))
+            write.target = target
+            write.locks = CacheFileLocks.Acquisition(ownLockPath: CacheFile.lockPath(for: target), cachePath: file.path)
         case .custom(_, _, let signal):
             guard let signal else { return }
             do throws(FileError) {

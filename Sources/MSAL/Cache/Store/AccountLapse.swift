@@ -21,12 +21,7 @@ enum AccountLapse: Equatable, Sendable {
     case removeNothingLeft
 
     /// Whether the account's entries go.
-    var removes: Bool {
-        switch self {
-        case .keepUsableAccessToken, .keepUnknownAge, .keepRefreshToken, .keepRecentlyUsed: false
-        case .removeUnused, .removeRefreshTokensExpired, .removeNothingLeft: true
-        }
-    }
+    var removes: Bool { [.removeUnused, .removeRefreshTokensExpired, .removeNothingLeft].contains(self) }
 
     /// What the entries of one account (one home account id) say, in epoch seconds.
     struct Evidence: Equatable, Sendable {

@@ -44,11 +44,6 @@ package struct TokenResponseRecord: Sendable {
     /// The RFC 8707 resource indicator of the request: the access token is kept for it only.
     var resource: String?
 
-    /// Mark the account `signed_in` for this client (every interactive and silent success does).
-    package var marksSignedIn = true
-    /// Create or update the Account record (false for flows that must not establish an account).
-    var storesAccount = true
-
     package init(
         clientId: String, environment: String, realm: String, homeAccountId: String,
         localAccountId: String, username: String

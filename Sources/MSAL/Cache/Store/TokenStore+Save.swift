@@ -42,15 +42,13 @@ extension TokenStore {
                     homeAccountId: hid, environment: record.environment, clientId: record.clientId, realm: record.realm,
                     secret: idToken))
         }
-        if record.storesAccount {
-            upsert(
-                CacheAccount(
-                    homeAccountId: hid, environment: record.environment, realm: record.realm,
-                    localAccountId: record.localAccountId, username: record.username,
-                    authorityType: record.authorityType, clientInfo: record.clientInfo, name: record.name,
-                    givenName: record.givenName, familyName: record.familyName, middleName: record.middleName,
-                    accountSource: record.accountSource))
-        }
+        upsert(
+            CacheAccount(
+                homeAccountId: hid, environment: record.environment, realm: record.realm,
+                localAccountId: record.localAccountId, username: record.username,
+                authorityType: record.authorityType, clientInfo: record.clientInfo, name: record.name,
+                givenName: record.givenName, familyName: record.familyName, middleName: record.middleName,
+                accountSource: record.accountSource))
         if let refreshToken = record.refreshToken {
             upsert(
                 CacheRefreshToken(
@@ -60,9 +58,7 @@ extension TokenStore {
         }
         upsert(
             CacheAppMetadata(clientId: record.clientId, environment: record.environment, familyId: record.foci ?? ""))
-        if record.marksSignedIn {
-            setSignInState(.signedIn, clientId: record.clientId, homeAccountId: hid)
-        }
+        setSignInState(.signedIn, clientId: record.clientId, homeAccountId: hid)
     }
 
     /// Puts `entity` under its key in place of the account's entities of the same slot (an access

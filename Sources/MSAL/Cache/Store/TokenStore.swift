@@ -57,10 +57,12 @@ package struct TokenStore: Sendable {
         return old != nil || kept
     }
 
-    /// Removes the entity of `type` under `key`, if there is one.
-    mutating func remove<Entity: StoredEntity>(_ type: Entity.Type, key: String) {
-        guard let old = self[keyPath: Entity.table].removeValue(forKey: key) else { return }
+    /// Removes the entity of `type` under `key`, if there is one; returns whether there was.
+    @discardableResult
+    mutating func remove<Entity: StoredEntity>(_ type: Entity.Type, key: String) -> Bool {
+        guard let old = self[keyPath: Entity.table].removeValue(forKey: key) else { return false }
         unlink(Entity.section, key, old.homeAccountId)
+        return true
     }
 
     private mutating func unlink(_ section: CacheSection, _ key: String, _ homeAccountId: String) {
@@ -76,20 +78,15 @@ package struct TokenStore: Sendable {
         let replaced = keptEntries[section, default: [:]].updateValue(raw, forKey: key) != nil
         let removed =
             switch section {
-            case .accessToken: removing(CacheAccessToken.self, key)
-            case .refreshToken: removing(CacheRefreshToken.self, key)
-            case .idToken: removing(CacheIdToken.self, key)
-            case .account: removing(CacheAccount.self, key)
-            case .appMetadata: removing(CacheAppMetadata.self, key)
-            case .resourceAccessToken: removing(CacheResourceToken.self, key)
+            case .accessToken: remove(CacheAccessToken.self, key: key)
+            case .refreshToken: remove(CacheRefreshToken.self, key: key)
+            case .idToken: remove(CacheIdToken.self, key: key)
+            case .account: remove(CacheAccount.self, key: key)
+            case .appMetadata: remove(CacheAppMetadata.self, key: key)
+            case .resourceAccessToken: remove(CacheResourceToken.self, key: key)
             case .accountMetadata: accountMetadata.removeValue(forKey: key) != nil
             }
         return replaced || removed
-    }
-
-    private mutating func removing<Entity: StoredEntity>(_ type: Entity.Type, _ key: String) -> Bool {
-        defer { remove(type, key: key) }
-        return self[keyPath: Entity.table][key] != nil
     }
 
     /// An account's entities of `type`, with their keys.
