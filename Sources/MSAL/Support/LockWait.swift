@@ -90,13 +90,15 @@ struct LockWait: Sendable, Equatable {
     /// Calls `attempt` until it takes the lock, suspending the task between tries; `nil` when
     /// the deadline passed first. With `ignoringCancellation`, a cancelled task keeps waiting (a
     /// cache write that saves a redeemed refresh token must not be dropped); otherwise
-    /// cancellation ends the wait with `CancellationError`.
-    mutating func suspending<Value, Failure: Error>(
-        ignoringCancellation: Bool = false, _ attempt: () throws(Failure) -> Attempt<Value>
+    /// cancellation ends the wait with `CancellationError`. `attempt` throws nothing: an error
+    /// thrown out of such a closure through this async method reached its caller corrupted (a bad
+    /// pointer when bridged, Swift 6.3 debug build), so a try that fails says so in its value.
+    mutating func suspending<Value>(
+        ignoringCancellation: Bool = false, _ attempt: () -> Attempt<Value>
     ) async throws -> Value? {
         while true {
             let pause: Int64
-            switch try attempt() {
+            switch attempt() {
             case .taken(let value): return value
             case .wait(let backoff):
                 guard let next = pauseBeforeRetry(waitingWith: backoff) else { return nil }
