@@ -127,7 +127,11 @@ final class CacheStorageHazardTests: XCTestCase {
         let waiter = Locked<FileLock?>(nil)
         let done = expectation(description: "locked")
         Thread.detachNewThread {
-            let lock = try? FileLock.take(path: lockPath, timeout: 20)
+            var acquisition = FileLock.Acquisition(path: lockPath)
+            var wait = LockWait(timeout: 20, backoff: .fileLock)
+            let lock = try? wait.blocking { () throws(CacheStorageError) -> LockWait.Attempt<FileLock> in
+                try acquisition.attempt().map { .taken($0) } ?? .wait(.fileLock)
+            }
             waiter.withLock { $0 = lock }
             done.fulfill()
         }

@@ -34,19 +34,23 @@ enum CacheKeyResolution {
         guard case .file(let path, _) = location else {
             return try create(in: store, file: .absent, path: nil)
         }
-        let lockPath = path + ".lock"
         do {
             try FileSystem.createFolders(FileSystem.folder(of: path), mode: 0o700)
         } catch {
             throw CacheStorageError.file(error, "create the cache's folder").error
         }
-        let lock: FileLock
+        // The cache's locks, as a write takes them (this thread blocks: applications are created
+        // synchronously).
+        var acquisition = CacheFileLocks.Acquisition(ownLockPath: path + ".lock", cachePath: path)
+        var wait = LockWait(timeout: lockTimeout, backoff: .fileLock)
+        let locks: CacheFileLocks?
         do {
-            lock = try FileLock.take(path: lockPath, timeout: lockTimeout)
+            locks = try wait.blocking { () throws(CacheStorageError) in try acquisition.attempt() }
         } catch {
             throw error.error
         }
-        defer { withExtendedLifetime(lock) {} }
+        guard let locks else { throw acquisition.timeout(seconds: lockTimeout).error }
+        defer { withExtendedLifetime(locks) {} }
         // Another process may have made it while this one waited for the lock.
         if let key = try load(store) { return key }
         return try create(in: store, file: fileState(path), path: path)
@@ -66,17 +70,13 @@ enum CacheKeyResolution {
     private static func create(
         in store: any MSALCacheKeyStore, file: CacheKeyDecision.FileState, path: String?
     ) throws -> [UInt8] {
-        switch CacheKeyDecision.decide(storeHasKey: false, file: file) {
-        case .use:
-            preconditionFailure("decided to use a key the store does not have")
-        case .refuseKeyGone:
+        guard CacheKeyDecision.decide(storeHasKey: false, file: file) == .create else {
             throw CacheStorageError.keyGone(path: path ?? "", store: store.storeDescription).error
-        case .create:
-            let key = try calling(store) { try SecureRandom.bytes(32) }
-            try calling(store) { try store.storeKey(Data(key)) }
-            // What the store keeps is what counts (a store may keep the first of two writers').
-            return try load(store) ?? key
         }
+        let key = try calling(store) { try SecureRandom.bytes(32) }
+        try calling(store) { try store.storeKey(Data(key)) }
+        // What the store keeps is what counts (a store may keep the first of two writers').
+        return try load(store) ?? key
     }
 
     /// Runs a call for `store`: an error of MSAL's domain is passed on, any other is the store's failure.

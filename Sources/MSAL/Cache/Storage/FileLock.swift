@@ -18,20 +18,6 @@ final class FileLock {
         self.file = file
     }
 
-    /// Takes the lock on `path`, blocking the calling thread up to `timeout` seconds
-    /// (``LockWait/blocking(_:)``); see ``Acquisition``.
-    static func take(path: String, timeout: Double) throws(CacheStorageError) -> FileLock {
-        var acquisition = Acquisition(path: path)
-        var wait = LockWait(timeout: timeout, backoff: .fileLock)
-        let taken = try wait.blocking { () throws(CacheStorageError) -> LockWait.Attempt<FileLock> in
-            try acquisition.attempt().map { .taken($0) } ?? .wait(.fileLock)
-        }
-        guard let lock = taken else {
-            throw .lockTimeout(path: path, seconds: timeout)
-        }
-        return lock
-    }
-
     /// Taking the lock on `path` one try at a time, so that the caller chooses how to wait between
     /// tries. The file is opened (created with mode 0600, never through a symbolic link) once and
     /// kept open while waited for.

@@ -78,15 +78,25 @@ extension TokenStore {
         return Self.summary(records, idTokens: entities(CacheIdToken.self, of: homeAccountId).map(\.entity), clientId)
     }
 
-    /// The account as a cache hit's result shows it, and the client's id token for `realm`.
+    /// The account as a cache hit's result shows it, and the client's id token for `realm`. The
+    /// account's entries are gathered in one pass over its index (this is on every cache hit).
     func accountAndIdToken(homeAccountId: String, clientId: String, environments: [String], realm: String) -> (
         account: CachedAccountSummary?, idToken: String?
     ) {
-        let idTokens = entities(CacheIdToken.self, of: homeAccountId).map(\.entity)
-        return (
-            Self.summary(accountRecords(homeAccountId: homeAccountId), idTokens: idTokens, clientId),
-            idToken(homeAccountId: homeAccountId, environments: environments, realm: realm, clientId: clientId)?.secret
-        )
+        var records: [(key: String, account: CacheAccount)] = []
+        var idTokens: [CacheIdToken] = []
+        for entry in index[homeAccountId] ?? [] {
+            if entry.section == .account, let record = accounts[entry.key] { records.append((entry.key, record)) }
+            if entry.section == .idToken, let token = self.idTokens[entry.key] { idTokens.append(token) }
+        }
+        var idToken: (rank: Int, secret: String)?
+        for token in idTokens where token.realm == realm && token.clientId == clientId {
+            guard let rank = environments.firstIndex(of: token.environment), rank < idToken?.rank ?? .max
+            else { continue }
+            idToken = (rank, token.secret)
+        }
+        if records.count > 1 { records.sort { $0.key < $1.key } }
+        return (Self.summary(records.map(\.account), idTokens: idTokens, clientId), idToken?.secret)
     }
 
     /// An account's records (tenant profiles) merged, the first of each realm, each with its id
