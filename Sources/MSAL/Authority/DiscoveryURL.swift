@@ -96,7 +96,7 @@ struct DiscoveryURLPolicy: Sendable, Hashable {
     private static func parse(_ string: String) -> Parsed? {
         guard let components = URLComponents(string: string),
             let scheme = components.scheme?.lowercased(),
-            let host = components.percentEncodedHost?.lowercased(), !host.isEmpty,
+            let host = components.hostAsWritten?.lowercased(), !host.isEmpty,
             let url = components.url
         else { return nil }
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
