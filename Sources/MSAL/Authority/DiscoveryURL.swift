@@ -100,7 +100,8 @@ struct DiscoveryURLPolicy: Sendable, Hashable {
             let url = components.url
         else { return nil }
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        // Bytes, not `contains(":")`, which Foundation answers through NSString (a first use).
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
         switch components.port {
         case nil, defaultPort:
             return Parsed(scheme: scheme, hostWithPort: bracketed, url: url)
