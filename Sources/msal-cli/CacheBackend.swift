@@ -290,23 +290,37 @@ enum CacheBackendSelection {
 /// libsecret and libkeyutils are opened when a probe first needs them: where one is missing (or
 /// broken), its probe says so, naming the library, and the next backend is tried.
 struct CacheBackendStores {
-    /// The desktop keyring's item of this cache: schema `org.swift-msal.CacheKey`, attribute
-    /// `cache` = the cache file's path.
-    let secretService: MSALSecretServiceKeyStore
-    /// The key `msal:<cache file path>` in the user's keyring (every process of this user id; gone
-    /// with the user's last process, and at a reboot).
-    let kernelKeyring: MSALKernelKeyringKeyStore
-    /// The credential `msal-cache-key` of `$CREDENTIALS_DIRECTORY`.
-    let credential: MSALSystemdCredentialKeyStore
+    /// The cache file's path, which names its key in the stores.
+    let cachePath: String
+    /// `$CREDENTIALS_DIRECTORY`.
+    let credentialsDirectory: String?
     /// The D-Bus session bus, when this environment names one.
     let sessionBus: String?
 
     init(cachePath: String, environment: [String: String]) {
-        secretService = MSALSecretServiceKeyStore(cacheName: cachePath)
-        kernelKeyring = MSALKernelKeyringKeyStore(keyName: "msal:" + cachePath, keyring: .user)
-        credential = MSALSystemdCredentialKeyStore(
-            credentialName: "msal-cache-key", directory: environment["CREDENTIALS_DIRECTORY"])
+        self.cachePath = cachePath
+        credentialsDirectory = environment["CREDENTIALS_DIRECTORY"]
         sessionBus = Self.sessionBus(environment)
+    }
+
+    // Each store is made when asked for: a command uses one, and making the Secret Service's
+    // (its attribute list) cost `msal token` about 0.03 ms.
+
+    /// The desktop keyring's item of this cache: schema `org.swift-msal.CacheKey`, attribute
+    /// `cache` = the cache file's path.
+    var secretService: MSALSecretServiceKeyStore {
+        MSALSecretServiceKeyStore(cacheName: cachePath)
+    }
+
+    /// The key `msal:<cache file path>` in the user's keyring (every process of this user id; gone
+    /// with the user's last process, and at a reboot).
+    var kernelKeyring: MSALKernelKeyringKeyStore {
+        MSALKernelKeyringKeyStore(keyName: "msal:" + cachePath, keyring: .user)
+    }
+
+    /// The credential `msal-cache-key` of `$CREDENTIALS_DIRECTORY`.
+    var credential: MSALSystemdCredentialKeyStore {
+        MSALSystemdCredentialKeyStore(credentialName: "msal-cache-key", directory: credentialsDirectory)
     }
 
     /// The session bus GLib would connect to: `DBUS_SESSION_BUS_ADDRESS`, else the socket

@@ -161,6 +161,28 @@ final class CLIDecisionTests: XCTestCase {
             ["c.example", "d.example", "login.microsoftonline.com"], "the authority in use is trusted too")
     }
 
+    func testDefaultsDocumentOfTheRightShapeOnly() throws {
+        let full = try XCTUnwrap(
+            DefaultAccount.Document(
+                json: Array(
+                    #"{"default_accounts":{"c1":"a.b"},"cache_backend":"kernel-keyring","plaintext_warning_shown":true}"#
+                        .utf8)))
+        XCTAssertEqual(full.defaultAccounts, ["c1": "a.b"])
+        XCTAssertEqual(full.cacheBackend, "kernel-keyring")
+        XCTAssertEqual(full.plaintextWarningShown, true)
+        let bare = try XCTUnwrap(
+            DefaultAccount.Document(json: Array(#"{"default_accounts":{},"cache_backend":null}"#.utf8)))
+        XCTAssertNil(bare.cacheBackend)
+        XCTAssertNil(bare.plaintextWarningShown)
+        for malformed in [
+            "", "[]", "{}", #"{"default_accounts":[]}"#, #"{"default_accounts":{"c1":1}}"#,
+            #"{"default_accounts":{},"cache_backend":1}"#, #"{"default_accounts":{},"plaintext_warning_shown":1}"#,
+            #"{"default_accounts":{}} x"#,
+        ] {
+            XCTAssertNil(DefaultAccount.Document(json: Array(malformed.utf8)), malformed)
+        }
+    }
+
     func testDefaultsFileBesideTheCache() {
         XCTAssertEqual(
             DefaultAccount.file(cacheFile: "/x/y/msal_cache.json", environment: [:]).path, "/x/y/msal_cli_defaults.json"
@@ -171,5 +193,12 @@ final class CLIDecisionTests: XCTestCase {
         XCTAssertEqual(
             DefaultAccount.file(cacheFile: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/h"]).path,
             "/h/.local/share/msal/com.microsoft.identity.universalstorage/msal_cli_defaults.json")
+        XCTAssertEqual(
+            DefaultAccount.file(cacheFile: nil, environment: ["XDG_DATA_HOME": "/d/"]).path,
+            "/d/msal/com.microsoft.identity.universalstorage/msal_cli_defaults.json")
+        XCTAssertEqual(DefaultAccount.file(cacheFile: "/c.json", environment: [:]).path, "/msal_cli_defaults.json")
+        XCTAssertEqual(
+            DefaultAccount.file(cacheFile: "c.json", environment: [:]).path,
+            FileManager.default.currentDirectoryPath + "/msal_cli_defaults.json")
     }
 }

@@ -33,8 +33,7 @@ extension Authority {
         guard let segment = parts.segments.first else {
             throw AuthorityError.invalidParameter(AuthorityError.missingAADTenant, correlationId: correlationId)
         }
-        let realm = (segment.removingPercentEncoding ?? segment).lowercased()
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let realm = ASCII.trimmed(ASCII.percentDecoded(segment).lowercased())
         guard !realm.isEmpty else {
             throw AuthorityError.invalidParameter(AuthorityError.missingAADTenant, correlationId: correlationId)
         }

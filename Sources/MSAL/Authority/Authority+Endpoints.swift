@@ -39,12 +39,17 @@ extension Authority {
         guard case .aad = kind else { return nil }
         let known = isTrustedMicrosoftHost || isDeveloperKnown
         let origin = known ? parts.origin : "https://\(TrustedAuthorityHosts.defaultDiscoveryHost)"
-        var unreserved = CharacterSet.alphanumerics
-        unreserved.insert(charactersIn: "-._~")
         let endpoint = urlString + "/oauth2/v2.0/authorize"
-        let encoded = endpoint.addingPercentEncoding(withAllowedCharacters: unreserved) ?? endpoint
+        let encoded = ASCII.percentEncodedExceptUnreserved(endpoint) ?? Self.percentEncodedExceptAlphanumerics(endpoint)
         return URL(
             string: origin + "/common/discovery/instance?api-version=1.1&authorization_endpoint=" + encoded)
+    }
+
+    /// `text` with everything but the alphanumerics and `-._~` percent-encoded.
+    private static func percentEncodedExceptAlphanumerics(_ text: String) -> String {
+        var unreserved = CharacterSet.alphanumerics
+        unreserved.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
     /// The first path segment of an endpoint URL, percent-decoded: the tenant that replaces

@@ -8,13 +8,19 @@ extension Authority {
     /// - Throws: an invalid-parameter error for an empty tenant or one containing `/`, `?` or `#`,
     ///   and for AD FS and OIDC authorities, which have no tenant to replace.
     func withTenant(_ tenant: String, correlationId: UUID? = nil) throws -> Authority {
-        let trimmed = tenant.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = ASCII.trimmed(tenant)
         guard !trimmed.isEmpty, !trimmed.contains(where: { "/?#".contains($0) }) else {
             throw AuthorityError.invalidParameter(AuthorityError.invalidTenant, correlationId: correlationId)
         }
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/;")
-        let segment = trimmed.addingPercentEncoding(withAllowedCharacters: allowed) ?? trimmed
+        let segment: String
+        if trimmed.utf8.allSatisfy(ASCII.isUnreserved) {
+            // A tenant id or domain, which percent-encoding leaves as it is.
+            segment = trimmed
+        } else {
+            var allowed = CharacterSet.urlPathAllowed
+            allowed.remove(charactersIn: "/;")
+            segment = trimmed.addingPercentEncoding(withAllowedCharacters: allowed) ?? trimmed
+        }
         switch kind {
         case .aad:
             return try Authority.aad(replacingSegment(at: 0, with: segment), correlationId: correlationId)

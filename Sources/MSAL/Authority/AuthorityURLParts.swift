@@ -37,7 +37,7 @@ struct AuthorityURLParts: Sendable, Equatable {
 
     /// The segments percent-decoded (a segment that cannot be decoded is kept as it is).
     var decodedSegments: [String] {
-        segments.map { $0.removingPercentEncoding ?? $0 }
+        segments.map(ASCII.percentDecoded)
     }
 
     /// The host's dot-separated labels, the last one with its port as MSAL splits them.
@@ -47,14 +47,14 @@ struct AuthorityURLParts: Sendable, Equatable {
 
     /// The first segment, lowercased, or `nil` when the path is empty.
     var firstSegmentLowercased: String? {
-        segments.first.map { ($0.removingPercentEncoding ?? $0).lowercased() }
+        segments.first.map { ASCII.percentDecoded($0).lowercased() }
     }
 
     /// Splits and checks `string`; throws the reference's message for an empty URL or a scheme
     /// other than https (http is accepted here for a loopback host only).
     static func parse(_ string: String, correlationId: UUID? = nil) throws -> AuthorityURLParts {
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
-        let decoded = (trimmed.removingPercentEncoding ?? trimmed).trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = ASCII.trimmed(string)
+        let decoded = ASCII.trimmed(ASCII.percentDecoded(trimmed))
         guard !trimmed.isEmpty, !decoded.isEmpty else {
             throw AuthorityError.invalidParameter(AuthorityError.emptyAuthority, correlationId: correlationId)
         }
@@ -62,7 +62,7 @@ struct AuthorityURLParts: Sendable, Equatable {
             throw AuthorityError.invalidParameter(AuthorityError.notAURL, correlationId: correlationId)
         }
         let scheme = components.scheme?.lowercased()
-        let host = components.percentEncodedHost?.lowercased() ?? ""
+        let host = components.hostAsWritten?.lowercased() ?? ""
         guard scheme == "https" || (scheme == "http" && loopbackHosts.contains(host)) else {
             throw AuthorityError.invalidParameter(AuthorityError.httpsRequired, correlationId: correlationId)
         }
@@ -90,6 +90,12 @@ struct AuthorityURLParts: Sendable, Equatable {
 
     /// `origin` followed by the given percent-encoded segments.
     func urlString(segments: ArraySlice<String>) -> String {
-        segments.isEmpty ? origin : origin + "/" + segments.joined(separator: "/")
+        // Appended one by one: `joined(separator:)` on a slice looks up its generic conformances at
+        // run time, which cost `msal token` about 0.04 ms.
+        var url = origin
+        for segment in segments {
+            url += "/" + segment
+        }
+        return url
     }
 }

@@ -96,11 +96,12 @@ struct DiscoveryURLPolicy: Sendable, Hashable {
     private static func parse(_ string: String) -> Parsed? {
         guard let components = URLComponents(string: string),
             let scheme = components.scheme?.lowercased(),
-            let host = components.percentEncodedHost?.lowercased(), !host.isEmpty,
+            let host = components.hostAsWritten?.lowercased(), !host.isEmpty,
             let url = components.url
         else { return nil }
         let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        // Bytes, not `contains(":")`, which Foundation answers through NSString (a first use).
+        let bracketed = host.utf8.contains(UInt8(ascii: ":")) && !host.hasPrefix("[") ? "[\(host)]" : host
         switch components.port {
         case nil, defaultPort:
             return Parsed(scheme: scheme, hostWithPort: bracketed, url: url)

@@ -76,7 +76,7 @@ enum InstanceDiscoveryParser {
         }
         if json.has("error") {
             throw .rejected(
-                error: json.string("error") ?? "\(json.object["error"] ?? "")",
+                error: json.text("error"),
                 description: json.string("error_description"))
         }
         guard let endpointString = json.string("tenant_discovery_endpoint") else {
@@ -115,8 +115,8 @@ enum InstanceDiscoveryParser {
         return error == invalidInstance
     }
 
-    private static func parseRecord(_ entry: Any) throws(Failure) -> AuthorityAliasRecord {
-        guard let object = entry as? [String: Any] else {
+    private static func parseRecord(_ entry: JSONValue) throws(Failure) -> AuthorityAliasRecord {
+        guard let object = entry.objectValue else {
             throw .invalidResponse(problem: "has a metadata entry that is not an object")
         }
         let json = DiscoveryJSON(object: object)

@@ -20,7 +20,7 @@ enum OpenIDConfigurationParser {
             throw invalidResponse("is not a JSON object", correlationId)
         }
         if json.has("error") {
-            let error = json.string("error") ?? "\(json.object["error"] ?? "")"
+            let error = json.text("error")
             let reason = json.string("error_description").map { "\(error): \($0)" } ?? error
             throw MSALErrors.make(
                 .internalErrorFailedAuthorityValidation,

@@ -32,7 +32,7 @@ public final class MSALPublicClientApplication: Sendable {
     init(configuration: MSALPublicClientApplicationConfig, now: (@Sendable () -> Date)?) throws {
         let copy = configuration.copy()
         let values = copy.values.withLock { $0 }
-        guard !values.clientId.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+        guard !ASCII.trimmed(values.clientId).isEmpty else {
             throw MSALErrors.make(
                 .internalErrorInvalidParameter, "clientId is a required parameter and must not be nil or empty.")
         }

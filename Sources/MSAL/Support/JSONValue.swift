@@ -11,7 +11,11 @@ import MSALNative
 /// bounded (nesting at most ``maximumDepth``); within an object a repeated key keeps its last
 /// value, as most parsers do. Equality is structural, and
 /// numbers compare by literal: `1` and `1.0` differ.
-enum JSONValue: Sendable, Hashable {
+///
+/// Visible to the package's tools too (`package`), so that `msal` reads its own small files with
+/// the parser the cache has already loaded rather than with `JSONDecoder` (whose first use costs
+/// `msal token` about 0.2 ms).
+package enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -29,7 +33,7 @@ enum JSONValue: Sendable, Hashable {
     static let maximumDepth = 512
 
     /// A JSON number as its literal text, valid per RFC 8259 §6.
-    struct Number: Sendable, Hashable, CustomStringConvertible {
+    package struct Number: Sendable, Hashable, CustomStringConvertible {
         /// The number exactly as written, e.g. `-0`, `3599`, `1.5e3`, `123456789012345678901234567890`.
         let literal: String
 
@@ -71,17 +75,17 @@ enum JSONValue: Sendable, Hashable {
             Double(literal) ?? .nan
         }
 
-        var description: String { literal }
+        package var description: String { literal }
     }
 
     /// Why parsing failed, without echoing the input (which may hold tokens).
-    struct ParseError: Error, CustomStringConvertible {
+    package struct ParseError: Error, CustomStringConvertible {
         /// What is wrong.
         let reason: String
         /// The byte offset in the input where the problem was found.
         let offset: Int
 
-        var description: String { "invalid JSON at byte \(offset): \(reason)" }
+        package var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
     /// How ``serialized(options:)`` writes.
@@ -99,7 +103,7 @@ enum JSONValue: Sendable, Hashable {
 
 extension JSONValue {
     /// Parses a complete JSON text (UTF-8; a leading byte order mark is ignored).
-    init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
+    package init(parsing bytes: some Collection<UInt8>) throws(ParseError) {
         self = try Self.parse(Array(bytes)).get()
     }
 
@@ -259,7 +263,7 @@ extension JSONValue {
 
 extension JSONValue {
     /// The member `key` of an object; `nil` for a missing key or a value that is not an object.
-    subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }
         return members[key]
     }
@@ -271,13 +275,13 @@ extension JSONValue {
     }
 
     /// The string, if this is a string.
-    var stringValue: String? {
+    package var stringValue: String? {
         guard case .string(let value) = self else { return nil }
         return value
     }
 
     /// The Boolean, if this is `true` or `false` (never for numbers).
-    var boolValue: Bool? {
+    package var boolValue: Bool? {
         guard case .bool(let value) = self else { return nil }
         return value
     }
@@ -298,7 +302,7 @@ extension JSONValue {
     var doubleValue: Double? { numberValue?.doubleValue }
 
     /// The members, if this is an object.
-    var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         guard case .object(let value) = self else { return nil }
         return value
     }
@@ -310,7 +314,7 @@ extension JSONValue {
     }
 
     /// Whether this is `null`.
-    var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 }
 
 // MARK: - Literals
@@ -319,33 +323,33 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
-    init(nilLiteral: ()) {
+    package init(nilLiteral: ()) {
         self = .null
     }
 
-    init(booleanLiteral value: Bool) {
+    package init(booleanLiteral value: Bool) {
         self = .bool(value)
     }
 
-    init(integerLiteral value: Int64) {
+    package init(integerLiteral value: Int64) {
         self = .number(Number(value))
     }
 
     /// A finite float literal; an infinite one (like `1e999`) is a programming error.
-    init(floatLiteral value: Double) {
+    package init(floatLiteral value: Double) {
         guard let number = Number(value) else { preconditionFailure("JSON cannot represent \(value)") }
         self = .number(number)
     }
 
-    init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self = .string(value)
     }
 
-    init(arrayLiteral elements: JSONValue...) {
+    package init(arrayLiteral elements: JSONValue...) {
         self = .array(elements)
     }
 
-    init(dictionaryLiteral members: (String, JSONValue)...) {
+    package init(dictionaryLiteral members: (String, JSONValue)...) {
         self = .object(Dictionary(members, uniquingKeysWith: { _, last in last }))
     }
 }

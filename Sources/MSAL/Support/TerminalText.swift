@@ -13,7 +13,7 @@ package enum TerminalText {
     ///
     /// - Parameter keepingLineFeeds: keep `\n` (and turn `\r\n` into `\n`) instead of escaping it.
     package static func escaped(_ text: String, keepingLineFeeds: Bool = false) -> String {
-        guard needsEscaping(text) else { return text }
+        guard needsEscaping(text, keepingLineFeeds: keepingLineFeeds) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         var scalars = text.unicodeScalars[...]
@@ -53,8 +53,10 @@ package enum TerminalText {
         }
     }
 
-    private static func needsEscaping(_ text: String) -> Bool {
-        for byte in text.utf8 {
+    /// Whether `text` holds a character to escape; a kept line feed is not one, so that a line of
+    /// printable ASCII (an access token and its newline) is written as it is, without a copy.
+    private static func needsEscaping(_ text: String, keepingLineFeeds: Bool) -> Bool {
+        for byte in text.utf8 where !(keepingLineFeeds && byte == 0x0A) {
             // Any byte of a multi-byte character may start one of the controls above (C1, bidi):
             // look at the scalars then; plain printable ASCII needs nothing.
             if byte < 0x20 || byte >= 0x7F {
