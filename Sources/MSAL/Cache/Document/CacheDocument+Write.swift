@@ -1,7 +1,7 @@
 extension CacheDocument {
-    /// The document of `store`: the five entry sections (each entry from its fields, then its
-    /// unknown members; then the entries kept as they were read), `AccountMetadata`, and the
-    /// sections this library does not model, as they were read.
+    /// The document of `store`: the entry sections (each entry from its fields, then its unknown
+    /// members; then the entries kept as they were read), `AccountMetadata`, and the sections
+    /// this library does not model, as they were read.
     static func write(_ store: TokenStore) -> [UInt8] {
         var output: [UInt8] = [UInt8(ascii: "{")]
         output.reserveCapacity(
@@ -11,16 +11,13 @@ extension CacheDocument {
         entries(store.idTokens, store, &output)
         entries(store.accounts, store, &output)
         entries(store.appMetadata, store, &output)
-        // Written only where resources were asked for: not in every app's file.
-        if !store.resourceTokens.isEmpty || store.keptEntries[.resourceAccessToken]?.isEmpty == false
-            || store.unusableSections[.resourceAccessToken] != nil
-        {
+        // This library's own sections are written only when they hold something (resource tokens
+        // only where resources were asked for): not in every app's file.
+        if holdsAnything(.resourceAccessToken, store, entities: !store.resourceTokens.isEmpty) {
             entries(store.resourceTokens, store, &output)
         }
         let clients = store.accountMetadata
-        if !clients.isEmpty || store.keptEntries[.accountMetadata]?.isEmpty == false
-            || store.unusableSections[.accountMetadata] != nil
-        {
+        if holdsAnything(.accountMetadata, store, entities: !clients.isEmpty) {
             section(.accountMetadata, Array(clients.keys), store, &output) { client($0, clients[$0] ?? .init(), &$1) }
         }
         // A name of ours is never written twice.
@@ -32,6 +29,12 @@ extension CacheDocument {
         }
         output.append(contentsOf: "\n}\n".utf8)
         return output
+    }
+
+    /// Whether `section` holds entities (`entities`), entries kept as read, or a value that is no
+    /// object.
+    private static func holdsAnything(_ section: CacheSection, _ store: TokenStore, entities: Bool) -> Bool {
+        entities || store.keptEntries[section]?.isEmpty == false || store.unusableSections[section] != nil
     }
 
     private static func entries<Entity: CacheEntity>(
